@@ -1,0 +1,54 @@
+// What the partitioner concludes about one cluster before it plans: is its local HPA saturated,
+// may it give, how much does it need or have spare. One place for every such rule.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "partitioner/types.h"
+
+namespace fedhpa::partitioner {
+
+// "Unbounded" for caps; far from overflow when summed over thousands of clusters.
+inline constexpr Replicas kNoCap = Replicas{1} << 50;
+
+struct ClusterView {
+  std::string name;
+  bool present = false;  // has a local HPA
+  Limits limits;         // {0, 0} when absent
+  HpaStatus status;
+
+  // Never scaled (no lastScaleTime, desired 0): kubefed v1 lets such an HPA give.
+  bool pristine = false;
+  // Scaled less than the scale-forbidden window ago.
+  bool inForbiddenWindow = false;
+  // The policy's saturation test (see saturated() in cluster_view.cc).
+  bool saturated = false;
+  // The policy lets this cluster hand limits to others now.
+  bool mayGive = false;
+
+  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
+  Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
+  Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
+
+  Replicas maxSpare() const { return std::max<Replicas>(0, limits.max - maxInUse); }
+  Replicas minSpare() const { return std::max<Replicas>(0, limits.min - minToKeep); }
+
+  // Preference bounds, always set (defaults: weight 1, floor 0, cap kNoCap).
+  Replicas weight = 1;
+  Replicas preferredFloor = 0;
+  Replicas preferredCap = kNoCap;
+
+  // "4/4 replicas at 92% > 50% target": how the status reads in a reason.
+  std::string usage(std::optional<Replicas> target) const;
+};
+
+// True when no cluster has a local HPA yet: the first placement of a federated HPA.
+bool nothingPlacedYet(const std::vector<ClusterView>& views);
+
+std::vector<ClusterView> classify(const FederatedSpec& spec,
+                                  const std::vector<ClusterState>& clusters, const Policy& policy,
+                                  TimePoint now);
+
+}  // namespace fedhpa::partitioner

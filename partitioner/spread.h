@@ -1,0 +1,41 @@
+// Integer arithmetic for dividing replicas among clusters. Every function here is
+// O(n log n) in the number of clusters and independent of the replica counts, so a federated
+// max of 2,000,000,000 costs what a max of 10 costs. Ties always go by index (= cluster name
+// order), which makes every result deterministic.
+#pragma once
+
+#include <vector>
+
+#include "partitioner/types.h"
+
+namespace fedhpa::partitioner {
+
+// Splits `total` in proportion to `weights` (largest remainder; the remainder goes to the
+// largest fractional parts, ties to the lower index), never giving index i more than caps[i].
+// Returns the shares; their sum is min(total, sum of caps). All-zero weights count as equal.
+std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
+                                     const std::vector<Replicas>& caps);
+
+// Lowers values by `amount` in total, always taking from the currently highest value first
+// (ties: the higher index gives first), never below floors[i]. Returns what was taken.
+Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
+                   Replicas amount);
+
+// Raises values by `amount` in total, always giving to the currently lowest value first
+// (ties: the lower index receives first), never above caps[i]. Returns what was given.
+Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
+                 Replicas amount);
+
+// Replicas moved from donors to receivers, paired for the human reasons only (the amounts per
+// cluster are decided elsewhere): takes[i] left cluster i, gives[j] arrived at cluster j.
+struct Transfer {
+  std::size_t from;
+  std::size_t to;
+  Replicas amount;
+};
+std::vector<Transfer> pairTransfers(const std::vector<Replicas>& takes,
+                                    const std::vector<Replicas>& gives);
+
+Replicas sum(const std::vector<Replicas>& values);
+
+}  // namespace fedhpa::partitioner

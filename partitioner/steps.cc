@@ -1,0 +1,297 @@
+#include "partitioner/steps.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "partitioner/spread.h"
+
+namespace fedhpa::partitioner {
+namespace {
+
+std::string str(Replicas value) { return std::to_string(value); }
+
+std::vector<Replicas> zeros(std::size_t n) { return std::vector<Replicas>(n, 0); }
+
+// Records "max 3 -> 5" (and the min, when it moved) for every cluster the step changed.
+void explainChanges(Schedule& schedule, const std::vector<Limits>& before,
+                    const std::string& why) {
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const Limits& now = schedule.limits[i];
+    if (now == before[i]) continue;
+    std::string what = "max " + str(before[i].max) + " -> " + str(now.max);
+    if (now.min != before[i].min) what += ", min " + str(before[i].min) + " -> " + str(now.min);
+    schedule.because(i, why + ": " + what);
+  }
+}
+
+// The amount each cluster lost or gained between two vectors.
+std::vector<Replicas> difference(const std::vector<Replicas>& from,
+                                 const std::vector<Replicas>& to) {
+  std::vector<Replicas> d(from.size());
+  for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
+  return d;
+}
+
+// Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
+// largest spare give first, receivers are served evenly. Returns what each gave and received.
+struct Exchange {
+  std::vector<Replicas> given;
+  std::vector<Replicas> received;
+  Replicas amount = 0;
+};
+Exchange exchange(const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
+  Exchange result;
+  result.amount = std::min(sum(spares), sum(wants));
+  std::vector<Replicas> left = spares;
+  levelDown(left, zeros(spares.size()), result.amount);
+  result.given = difference(spares, left);
+  result.received = zeros(wants.size());
+  levelUp(result.received, wants, result.amount);
+  return result;
+}
+
+// Reasons on both sides of an exchange: "received max 2 from member3", "gave max 2 to member1".
+void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
+                     const Exchange& ex, const std::string& what,
+                     const std::vector<std::string>& receiverWhy,
+                     const std::vector<std::string>& donorWhy) {
+  for (const Transfer& t : pairTransfers(ex.given, ex.received)) {
+    schedule.because(t.to, receiverWhy[t.to] + ": received " + what + " " + str(t.amount) +
+                               " from " + views[t.from].name);
+    schedule.because(t.from, donorWhy[t.from] + ": gave " + what + " " + str(t.amount) + " to " +
+                                 views[t.to].name);
+  }
+}
+
+std::vector<Replicas> maxSpares(const Schedule& schedule, const std::vector<ClusterView>& views,
+                                bool onlyThoseThatMayGive) {
+  std::vector<Replicas> spares = zeros(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const ClusterView& v = views[i];
+    if (!v.present || v.saturated || (onlyThoseThatMayGive && !v.mayGive)) continue;
+    spares[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse);
+  }
+  return spares;
+}
+
+std::string unusedMax(const ClusterView& v, std::optional<Replicas> target) {
+  return "unused max (" + v.usage(target) + ")";
+}
+
+void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int sign) {
+  for (std::size_t i = 0; i < delta.size(); ++i) {
+    Limits& l = schedule.limits[i];
+    l.max += sign * delta[i];
+    l.min = std::min(l.min, l.max);
+  }
+}
+
+}  // namespace
+
+std::vector<Replicas> fairShares(const std::vector<ClusterView>& views, Replicas total) {
+  const std::size_t n = views.size();
+  std::vector<Replicas> floors(n), caps(n), weights(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    floors[i] = views[i].preferredFloor;
+    weights[i] = views[i].weight;
+  }
+  if (sum(floors) > total) floors = zeros(n);  // the floors cannot all hold: spread by weight
+  for (std::size_t i = 0; i < n; ++i) caps[i] = std::max<Replicas>(0, views[i].preferredCap - floors[i]);
+
+  std::vector<Replicas> shares = spreadWeighted(total - sum(floors), weights, caps);
+  for (std::size_t i = 0; i < n; ++i) shares[i] += floors[i];
+  // The caps together cannot hold the total: the rest goes evenly, caps or not.
+  levelUp(shares, std::vector<Replicas>(n, kNoCap), total - sum(shares));
+  return shares;
+}
+
+void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
+                     const FederatedSpec& spec) {
+  const std::vector<Replicas> shares = fairShares(views, spec.limits.max);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    schedule.limits[i] = {0, shares[i]};
+    if (shares[i] > 0) {
+      schedule.because(i, "initial spread: max " + str(shares[i]) + " of " +
+                              str(spec.limits.max) + " over " + str(views.size()) + " clusters");
+    }
+  }
+}
+
+void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                  const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const std::vector<Limits> before = schedule.limits;
+  const Replicas total = sum(schedule.maxes());
+  const Replicas federated = spec.limits.max;
+  if (total == federated) return;
+
+  if (total > federated) {
+    Replicas excess = total - federated;
+    // 1. max the clusters do not use (the window does not protect against a smaller spec).
+    std::vector<Replicas> spares = maxSpares(schedule, views, false);
+    std::vector<Replicas> left = spares;
+    excess -= levelDown(left, zeros(n), excess);
+    applyMaxDelta(schedule, difference(spares, left), -1);
+
+    // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
+    std::vector<Replicas> maxes = schedule.maxes();
+    std::vector<Replicas> floors(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (maxes[i] > 0) floors[i] = std::max<Replicas>(1, views[i].preferredFloor);
+    }
+    excess -= levelDown(maxes, floors, excess);
+    for (std::size_t i = 0; i < n; ++i) floors[i] = maxes[i] > 0 ? 1 : 0;
+    excess -= levelDown(maxes, floors, excess);
+    for (std::size_t i = 0; i < n; ++i) {
+      schedule.limits[i].max = maxes[i];
+      schedule.limits[i].min = std::min(schedule.limits[i].min, maxes[i]);
+    }
+
+    // 4. fewer replicas than clusters: drop the least busy, the last by name first.
+    if (excess > 0) {
+      std::vector<std::size_t> holders;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (schedule.limits[i].max > 0) holders.push_back(i);
+      }
+      std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
+        const Replicas ca = views[a].status.current;
+        const Replicas cb = views[b].status.current;
+        return ca != cb ? ca < cb : a > b;
+      });
+      for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
+        schedule.limits[holders[k]] = {0, 0};
+      }
+    }
+    explainChanges(schedule, before, "federated max lowered to " + str(federated));
+    return;
+  }
+
+  Replicas deficit = federated - total;
+  // 1. saturated clusters, up to what they ask for.
+  std::vector<Replicas> wants = zeros(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (views[i].saturated) {
+      wants[i] = std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
+                                      views[i].maxNeeded);
+    }
+  }
+  std::vector<Replicas> received = zeros(n);
+  deficit -= levelUp(received, wants, deficit);
+  // 2. clusters without an HPA, up to their fair share.
+  const std::vector<Replicas> fair = fairShares(views, federated);
+  for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
+  deficit -= levelUp(received, wants, deficit);
+  applyMaxDelta(schedule, received, +1);
+  // 3. the lowest local max first, within preference caps; 4. caps or not.
+  std::vector<Replicas> maxes = schedule.maxes();
+  std::vector<Replicas> caps(n);
+  for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
+  deficit -= levelUp(maxes, caps, deficit);
+  if (deficit > 0) {
+    schedule.notes.push_back("preference maxReplicas caps sum below the federated max; exceeded");
+    levelUp(maxes, std::vector<Replicas>(n, kNoCap), deficit);
+  }
+  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
+  explainChanges(schedule, before, "federated max raised to " + str(federated));
+}
+
+void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
+                      const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const std::vector<Replicas> fair = fairShares(views, spec.limits.max);
+  std::vector<Replicas> wants = zeros(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!views[i].present) wants[i] = std::max<Replicas>(0, fair[i] - schedule.limits[i].max);
+  }
+  if (sum(wants) == 0) return;
+
+  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
+  if (ex.amount == 0) {
+    schedule.notes.push_back("a new cluster waits: no cluster has unused max to give");
+    return;
+  }
+  applyMaxDelta(schedule, ex.given, -1);
+  applyMaxDelta(schedule, ex.received, +1);
+  std::vector<std::string> receiverWhy(n, "new cluster");
+  std::vector<std::string> donorWhy(n);
+  for (std::size_t i = 0; i < n; ++i) donorWhy[i] = unusedMax(views[i], spec.targetCPUUtilizationPercent);
+  explainExchange(schedule, views, ex, "max", receiverWhy, donorWhy);
+}
+
+void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
+                        const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const auto target = spec.targetCPUUtilizationPercent;
+  std::vector<Replicas> wants = zeros(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ClusterView& v = views[i];
+    if (!v.saturated) continue;
+    const Replicas stillNeeded = v.limits.max + v.maxNeeded - schedule.limits[i].max;
+    wants[i] = std::clamp<Replicas>(v.preferredCap - schedule.limits[i].max, 0, stillNeeded);
+  }
+  if (sum(wants) == 0) return;
+
+  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (wants[i] > 0 && ex.received[i] == 0) {
+      schedule.notes.push_back(views[i].name + " saturated (" + views[i].usage(target) +
+                               ") but no cluster has unused max to give");
+    }
+  }
+  if (ex.amount == 0) return;
+  applyMaxDelta(schedule, ex.given, -1);
+  applyMaxDelta(schedule, ex.received, +1);
+  std::vector<std::string> receiverWhy(n), donorWhy(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    receiverWhy[i] = "saturated (" + views[i].usage(target) + ")";
+    donorWhy[i] = unusedMax(views[i], target);
+  }
+  explainExchange(schedule, views, ex, "max", receiverWhy, donorWhy);
+}
+
+void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
+  const std::size_t n = views.size();
+  std::vector<Replicas> wants = zeros(n), spares = zeros(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const ClusterView& v = views[i];
+    const Limits& l = schedule.limits[i];
+    if (v.saturated) wants[i] = std::max<Replicas>(0, std::min(v.status.current, l.max) - l.min);
+    if (v.present && v.mayGive && !v.saturated && l.max > 0) {
+      spares[i] = std::max<Replicas>(0, l.min - v.minToKeep);
+    }
+  }
+  if (sum(wants) == 0 || sum(spares) == 0) return;
+
+  const Exchange ex = exchange(spares, wants);
+  for (std::size_t i = 0; i < n; ++i) {
+    schedule.limits[i].min += ex.received[i] - ex.given[i];
+  }
+  std::vector<std::string> receiverWhy(n, "saturated"), donorWhy(n, "idle at its min");
+  explainExchange(schedule, views, ex, "min", receiverWhy, donorWhy);
+}
+
+void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                  const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const std::vector<Limits> before = schedule.limits;
+  std::vector<Replicas> mins(n), floors(n), caps(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits& l = schedule.limits[i];
+    caps[i] = l.max;
+    floors[i] = l.max > 0 ? std::min(l.max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
+    mins[i] = std::clamp(l.min, floors[i], caps[i]);
+  }
+  const Replicas total = sum(mins);
+  if (total < spec.limits.min) levelUp(mins, caps, spec.limits.min - total);
+  if (total > spec.limits.min) levelDown(mins, floors, total - spec.limits.min);
+  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].min = mins[i];
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits& now = schedule.limits[i];
+    if (now.min == before[i].min || now.max == 0 || before[i].max == 0) continue;
+    schedule.because(i, "federated min " + str(spec.limits.min) + ": min " + str(before[i].min) +
+                            " -> " + str(now.min));
+  }
+}
+
+}  // namespace fedhpa::partitioner

@@ -1,0 +1,51 @@
+// The steps a plan is made of, in the order the demand policy runs them. Each step reads the
+// cluster views (what the local HPAs report) and edits the schedule; each says in its comment
+// which invariant it establishes or which rule it applies.
+#pragma once
+
+#include <vector>
+
+#include "partitioner/cluster_view.h"
+#include "partitioner/schedule.h"
+
+namespace fedhpa::partitioner {
+
+// Each cluster's fair share of `total`: preference floors first, the rest by weight (largest
+// remainder, ties to the first by name), never above a preference cap unless the caps together
+// cannot hold `total`.
+std::vector<Replicas> fairShares(const std::vector<ClusterView>& views, Replicas total);
+
+// No local HPA anywhere yet: max is spread evenly (by weight), the remainder to the first
+// clusters by name; a cluster that gets no max gets no HPA. Min follows in fitMinToSpec.
+void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
+                     const FederatedSpec& spec);
+
+// Invariant "Σ local max == federated max". A smaller federated max is taken first from max the
+// clusters do not use, then from the largest local max down, and only then by dropping clusters
+// (the scale-forbidden window does not protect against a smaller spec). A larger one goes first
+// to saturated clusters, then to clusters without an HPA, then to the lowest local max.
+void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                  const FederatedSpec& spec);
+
+// A cluster without an HPA (it just joined, or became eligible) receives up to its fair share,
+// taken from max the others do not use, largest spare first.
+void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
+                      const FederatedSpec& spec);
+
+// The rebalancing rule: saturated clusters receive, in one step, what they ask for
+// (ceil(current * utilisation / target) - max) from the clusters with the most unused max
+// (max - max(current, desired, min)) that may give. Preference caps bound what a cluster receives.
+void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
+                        const FederatedSpec& spec);
+
+// Min a cluster holds but does not use (idle at its min) moves to saturated clusters, up to the
+// replicas those already run, so Σ local min stays where it is while idle clusters may shrink.
+void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views);
+
+// Invariants "every present local HPA has 1 <= min <= max" and "Σ local min >= federated min":
+// mins are clamped, then raised (lowest first) or lowered (highest first, never below 1 or a
+// preference floor) towards the federated min.
+void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                  const FederatedSpec& spec);
+
+}  // namespace fedhpa::partitioner

@@ -1,0 +1,92 @@
+// The partitioner's vocabulary: what it reads (a federated spec, the eligible clusters with their
+// local HPAs) and what it returns (a Plan). Plain values, no behaviour, no I/O.
+#pragma once
+
+#include <chrono>
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedhpa::partitioner {
+
+// 64-bit so that sums over a thousand clusters of int32 replica counts cannot overflow.
+using Replicas = std::int64_t;
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct Limits {
+  Replicas min = 0;
+  Replicas max = 0;
+  friend auto operator<=>(const Limits&, const Limits&) = default;
+};
+
+// What a member's HPA controller last reported (HorizontalPodAutoscalerStatus).
+struct HpaStatus {
+  Replicas current = 0;
+  Replicas desired = 0;
+  std::optional<Replicas> cpuUtilizationPercent;  // currentCPUUtilizationPercentage
+  std::optional<TimePoint> lastScaleTime;
+  // The ScalingLimited condition, when the status carries one: true when it is True with reason
+  // TooManyReplicas (the HPA wanted more than its max).
+  std::optional<bool> limitedByMaxReplicas;
+};
+
+struct LocalHpa {
+  Limits limits;
+  HpaStatus status;
+};
+
+// Operator preferences for one cluster (annotation federation.kubernetes.io/hpa-preferences).
+// weight shapes the initial spread; minReplicas/maxReplicas bound the cluster's local limits
+// through every move: its local max stays within [minReplicas, maxReplicas] and its local min
+// is at least minReplicas.
+struct Preferences {
+  std::optional<Replicas> weight;
+  std::optional<Replicas> minReplicas;
+  std::optional<Replicas> maxReplicas;
+};
+
+// One eligible cluster (Ready and selected), with its local HPA if it has one.
+struct ClusterState {
+  std::string name;
+  std::optional<LocalHpa> hpa;
+  Preferences preferences;
+};
+
+struct FederatedSpec {
+  Limits limits;                                   // min defaults to 1, as the API defaults it
+  std::optional<Replicas> targetCPUUtilizationPercent;
+};
+
+struct Policy {
+  enum class Kind { Legacy, Demand };
+  Kind kind = Kind::Demand;
+  std::chrono::seconds scaleForbiddenWindow{120};
+};
+
+// One cluster's result: limits for its local HPA, or no HPA at all.
+struct ClusterPlan {
+  std::string name;
+  std::optional<Limits> limits;
+  friend bool operator==(const ClusterPlan&, const ClusterPlan&) = default;
+};
+
+// A change the plan makes to one cluster, with the human reason (these become Events).
+struct Move {
+  std::string cluster;
+  std::optional<Limits> before;
+  std::optional<Limits> after;
+  std::string reason;
+};
+
+struct Plan {
+  std::vector<ClusterPlan> clusters;  // same order as the input clusters (by name)
+  std::vector<Move> moves;            // only clusters whose limits change
+  std::string summary;                // one line: what the plan does, or why it is empty
+};
+
+std::string_view policyName(Policy::Kind kind);
+std::optional<Policy::Kind> parsePolicyName(std::string_view name);
+
+}  // namespace fedhpa::partitioner

@@ -1,0 +1,59 @@
+// Terse construction of partitioner inputs for table tests:
+//   Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s)
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "partitioner/types.h"
+
+namespace fedhpa::partitioner::testing {
+
+using namespace std::chrono_literals;
+
+inline const TimePoint kNow = TimePoint{} + std::chrono::hours(24 * 365 * 56);
+
+class Cluster {
+ public:
+  explicit Cluster(std::string name) { state_.name = std::move(name); }
+  Cluster& hpa(Replicas min, Replicas max) {
+    state_.hpa = LocalHpa{{min, max}, {}};
+    return *this;
+  }
+  Cluster& running(Replicas current, Replicas desired) {
+    state_.hpa->status.current = current;
+    state_.hpa->status.desired = desired;
+    return *this;
+  }
+  Cluster& cpu(Replicas utilization) {
+    state_.hpa->status.cpuUtilizationPercent = utilization;
+    return *this;
+  }
+  Cluster& scaledAgo(std::chrono::seconds ago) {
+    state_.hpa->status.lastScaleTime = kNow - ago;
+    return *this;
+  }
+  Cluster& limitedByMax(bool limited) {
+    state_.hpa->status.limitedByMaxReplicas = limited;
+    return *this;
+  }
+  Cluster& prefer(std::optional<Replicas> weight, std::optional<Replicas> min,
+                  std::optional<Replicas> max) {
+    state_.preferences = {weight, min, max};
+    return *this;
+  }
+  operator ClusterState() const { return state_; }
+
+ private:
+  ClusterState state_;
+};
+
+inline FederatedSpec federated(Replicas min, Replicas max, std::optional<Replicas> cpu = 50) {
+  return FederatedSpec{{min, max}, cpu};
+}
+
+inline Policy policy(Policy::Kind kind, std::chrono::seconds window = 120s) {
+  return Policy{kind, window};
+}
+
+}  // namespace fedhpa::partitioner::testing

@@ -1,0 +1,83 @@
+// Random valid partitioner inputs for property tests: 1-50 clusters, replicas up to 10^6,
+// random statuses, windows and preferences. Deterministic for a given seed.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test/partitioner/builders.h"
+
+namespace fedhpa::partitioner::testing {
+
+struct RandomCase {
+  FederatedSpec spec;
+  std::vector<ClusterState> clusters;
+  Policy policy;
+};
+
+class RandomInputs {
+ public:
+  explicit RandomInputs(std::uint64_t seed) : rng_(seed) {}
+
+  Replicas between(Replicas low, Replicas high) {
+    return std::uniform_int_distribution<Replicas>(low, high)(rng_);
+  }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  std::mt19937_64& engine() { return rng_; }
+
+  // A replica count at a random scale, so small, medium and huge counts are all common.
+  Replicas replicas(Replicas least) {
+    static constexpr Replicas kScales[] = {3, 12, 100, 10'000, 1'000'000};
+    return between(least, std::max(least, kScales[between(0, 4)]));
+  }
+
+  LocalHpa localHpa() {
+    LocalHpa hpa;
+    hpa.limits.max = replicas(1);
+    hpa.limits.min = between(chance(0.1) ? 0 : 1, std::min<Replicas>(hpa.limits.max, chance(0.5) ? 1 : hpa.limits.max));
+    HpaStatus& s = hpa.status;
+    // Statuses near the limits are the interesting ones.
+    auto near = [&]() {
+      switch (between(0, 3)) {
+        case 0: return hpa.limits.max;
+        case 1: return hpa.limits.min;
+        case 2: return Replicas{0};
+        default: return between(0, hpa.limits.max);
+      }
+    };
+    s.current = near();
+    s.desired = chance(0.5) ? s.current : near();
+    if (chance(0.7)) s.cpuUtilizationPercent = between(0, 300);
+    if (chance(0.8)) s.lastScaleTime = kNow - std::chrono::seconds(between(0, 600));
+    if (chance(0.3)) s.limitedByMaxReplicas = chance(0.5);
+    return hpa;
+  }
+
+  RandomCase next(Policy::Kind kind) {
+    RandomCase c;
+    c.policy = {kind, std::chrono::seconds(chance(0.3) ? 0 : between(0, 300))};
+    c.spec.limits.max = replicas(1);
+    c.spec.limits.min = between(1, chance(0.5) ? std::min<Replicas>(c.spec.limits.max, 3) : c.spec.limits.max);
+    if (chance(0.9)) c.spec.targetCPUUtilizationPercent = between(1, 100);
+    const Replicas count = between(1, 50);
+    for (Replicas i = 0; i < count; ++i) {
+      ClusterState cluster;
+      cluster.name = "member" + std::to_string(i);
+      if (!chance(0.2)) cluster.hpa = localHpa();
+      if (kind == Policy::Kind::Demand && chance(0.1)) {
+        Preferences& p = cluster.preferences;
+        if (chance(0.5)) p.weight = between(0, 5);
+        if (chance(0.5)) p.minReplicas = between(0, 5);
+        if (chance(0.5)) p.maxReplicas = between(std::max<Replicas>(1, p.minReplicas.value_or(1)), 1000);
+      }
+      c.clusters.push_back(std::move(cluster));
+    }
+    return c;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+}  // namespace fedhpa::partitioner::testing
