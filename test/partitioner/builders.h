@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <ostream>
 #include <string>
 
 #include "partitioner/types.h"
@@ -57,3 +58,10 @@ inline Policy policy(Policy::Kind kind, std::chrono::seconds window = 120s) {
 }
 
 }  // namespace fedhpa::partitioner::testing
+
+namespace fedhpa::partitioner {
+// Readable failure messages: "{min 1, max 3}".
+inline void PrintTo(const Limits& limits, std::ostream* out) {
+  *out << "{min " << limits.min << ", max " << limits.max << "}";
+}
+}  // namespace fedhpa::partitioner

@@ -119,12 +119,12 @@ TEST(LegacyPolicy, SameInputSamePlanWhereKubefedAnswersDifferently) {
 }
 
 TEST(LegacyPolicy, InvalidKubefedAnswerIsReplacedByAValidPlan) {
-  // The abrupt reduction pass takes max below min: federated max 2 from two clusters at {3, 3}.
-  const std::vector<ClusterState> clusters = {
-      Cluster("a").hpa(3, 3).running(3, 3).scaledAgo(600s),
-      Cluster("b").hpa(3, 3).running(3, 3).scaledAgo(600s)};
-  const FederatedSpec spec = federated(1, 2);
-  const Policy legacy = policy(Policy::Kind::Legacy);
+  // Federated max lowered to 1: kubefed v1's abrupt reduction takes b's max to -1, finalise drops
+  // b, and a keeps max 2 -- one more than the federation allows.
+  const std::vector<ClusterState> clusters = {Cluster("a").hpa(5, 5).running(5, 5),
+                                              Cluster("b").hpa(1, 1).running(1, 1).scaledAgo(81s)};
+  const FederatedSpec spec = federated(1, 1);
+  const Policy legacy = policy(Policy::Kind::Legacy, 0s);
   NameOrder order;
   const auto kubefed = kubefedV1Schedule(spec, classify(spec, clusters, legacy, kNow), order);
   ASSERT_TRUE(kubefed.has_value());

@@ -155,13 +155,20 @@ TEST(Partition, DemandNeedsEvidenceOfLoadWhereTheStatusGivesIt) {
   EXPECT_EQ(limitsOf(limited, "member1"), L(1, 6));
 }
 
-TEST_P(BothPolicies, FederatedMaxLoweredTakesFromUnusedMaxFirst) {
-  const Plan plan = partition(federated(2, 4),
-                              {Cluster("member1").hpa(1, 5).running(2, 2).scaledAgo(10s),
-                               Cluster("member2").hpa(1, 5).running(1, 1).scaledAgo(10s)},
-                              policy(GetParam()), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 2));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 2));
+TEST(Partition, FederatedMaxLoweredTakesTheLargestUnusedMaxFirst) {
+  const std::vector<ClusterState> clusters = {
+      Cluster("member1").hpa(1, 5).running(2, 2).scaledAgo(10s),
+      Cluster("member2").hpa(1, 5).running(1, 1).scaledAgo(10s)};
+  // 10 -> 4: member2 has 4 unused, member1 3; both are inside the window, which a smaller spec
+  // overrides.
+  const Plan demand = partition(federated(2, 4), clusters, policy(Kind::Demand), kNow);
+  EXPECT_EQ(limitsOf(demand, "member1"), L(1, 3));
+  EXPECT_EQ(limitsOf(demand, "member2"), L(1, 1));
+  EXPECT_THAT(reasonFor(demand, "member2"), HasSubstr("federated max lowered to 4: max 5 -> 1"));
+  // kubefed v1 reduces one replica per cluster per round.
+  const Plan legacy = partition(federated(2, 4), clusters, policy(Kind::Legacy), kNow);
+  EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 2));
+  EXPECT_EQ(limitsOf(legacy, "member2"), L(1, 2));
 }
 
 TEST(Partition, FederatedMaxLoweredBelowTheClusterCountDropsTheLeastBusy) {
@@ -179,10 +186,11 @@ TEST(Partition, FederatedMaxRaisedGoesToSaturatedClustersFirst) {
                               {Cluster("member1").hpa(1, 5).running(5, 5).cpu(100).scaledAgo(30s),
                                Cluster("member2").hpa(1, 5).running(2, 2).cpu(40).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
-  // member1 asks for ceil(5 * 100 / 50) - 5 = 5 of the 4 new; the rest evens out.
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 9));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 5));
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("federated max raised to 14"));
+  // member1 asks for ceil(5 * 100 / 50) - 5 = 5: the 4 new ones, and 1 member2 does not use.
+  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 10));
+  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 4));
+  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("federated max raised to 14: max 5 -> 9"));
+  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("received max 1 from member2"));
 }
 
 TEST(Partition, LegacyFederatedMaxRaisedFollowsKubefed) {

@@ -61,10 +61,23 @@ class RandomInputs {
     c.spec.limits.min = between(1, chance(0.5) ? std::min<Replicas>(c.spec.limits.max, 3) : c.spec.limits.max);
     if (chance(0.9)) c.spec.targetCPUUtilizationPercent = between(1, 100);
     const Replicas count = between(1, 50);
+    // Most of the time the local limits are a rough split of the federated max, as they are in a
+    // federation that has been running; otherwise anything, as after a spec change or a restore.
+    const bool steady = chance(0.6);
+    const Replicas share = std::max<Replicas>(1, c.spec.limits.max / count);
     for (Replicas i = 0; i < count; ++i) {
       ClusterState cluster;
       cluster.name = "member" + std::to_string(i);
-      if (!chance(0.2)) cluster.hpa = localHpa();
+      if (!chance(0.2)) {
+        cluster.hpa = localHpa();
+        if (steady) {
+          Limits& l = cluster.hpa->limits;
+          l.max = between(std::max<Replicas>(1, share / 2), share + share / 2);
+          l.min = std::min(l.min, l.max);
+          cluster.hpa->status.current = std::min(cluster.hpa->status.current, l.max);
+          cluster.hpa->status.desired = std::min(cluster.hpa->status.desired, l.max);
+        }
+      }
       if (kind == Policy::Kind::Demand && chance(0.1)) {
         Preferences& p = cluster.preferences;
         if (chance(0.5)) p.weight = between(0, 5);
