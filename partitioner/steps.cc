@@ -50,16 +50,23 @@ Exchange exchange(const std::vector<Replicas>& spares, const std::vector<Replica
   return result;
 }
 
-// Reasons on both sides of an exchange: "received max 2 from member3", "gave max 2 to member1".
+// Reasons on both sides of an exchange, one per cluster:
+// "saturated (...): received max 2 from member2, 1 from member3", "...: gave max 2 to member1".
 void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
                      const Exchange& ex, const std::string& what,
                      const std::vector<std::string>& receiverWhy,
                      const std::vector<std::string>& donorWhy) {
+  std::vector<std::string> received(views.size()), gave(views.size());
+  auto append = [](std::string& list, const std::string& item) {
+    list += (list.empty() ? "" : ", ") + item;
+  };
   for (const Transfer& t : pairTransfers(ex.given, ex.received)) {
-    schedule.because(t.to, receiverWhy[t.to] + ": received " + what + " " + str(t.amount) +
-                               " from " + views[t.from].name);
-    schedule.because(t.from, donorWhy[t.from] + ": gave " + what + " " + str(t.amount) + " to " +
-                                 views[t.to].name);
+    append(received[t.to], str(t.amount) + " from " + views[t.from].name);
+    append(gave[t.from], str(t.amount) + " to " + views[t.to].name);
+  }
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    if (!received[i].empty()) schedule.because(i, receiverWhy[i] + ": received " + what + " " + received[i]);
+    if (!gave[i].empty()) schedule.because(i, donorWhy[i] + ": gave " + what + " " + gave[i]);
   }
 }
 
@@ -288,7 +295,7 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
 
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
-    if (now.min == before[i].min || now.max == 0 || before[i].max == 0) continue;
+    if (now.min == before[i].min || now.max == 0 || !views[i].present) continue;
     schedule.because(i, "federated min " + str(spec.limits.min) + ": min " + str(before[i].min) +
                             " -> " + str(now.min));
   }
