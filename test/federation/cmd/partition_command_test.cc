@@ -22,11 +22,14 @@ struct Result {
   std::string out;  // stdout and stderr together, stderr last
 };
 
-Result run(const std::string& args, const std::string& stdinText = "") {
+enum class Streams { Both, ErrorsOnly };
+
+Result run(const std::string& args, const std::string& stdinText = "",
+           Streams streams = Streams::Both) {
   const std::string input = ::testing::TempDir() + "partition_stdin.txt";
   std::ofstream(input) << stdinText;
-  const std::string command =
-      std::string(FEDHPA_BINARY) + " partition " + args + " < " + input + " 2>&1";
+  const std::string command = std::string(FEDHPA_BINARY) + " partition " + args + " < " + input +
+                              (streams == Streams::Both ? " 2>&1" : " 2>&1 >/dev/null");
   Result result{-1, ""};
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
@@ -108,6 +111,21 @@ TEST(PartitionCommand, KubefedHangCaseAnswersPromptly) {
   EXPECT_EQ(plan["clusters"]["c1"], json({{"minReplicas", 2}, {"maxReplicas", 10}}));
   EXPECT_TRUE(plan["clusters"]["c2"].is_null());
   EXPECT_THAT(plan["reason"].get<std::string>(), HasSubstr("kubefed v1 would never finish"));
+}
+
+TEST(PartitionCommand, LogsAsJsonLinesWhenAsked) {
+  const std::string input = R"({"federated": {"metadata": {"annotations": {
+      "federation.kubernetes.io/hpa-preferences": "{\"clusters\": {\"gone\": {\"weight\": 2}}}"}},
+      "spec": {"maxReplicas": 10}}, "clusters": {"a": null}})";
+  const Result r = run("-f - --log-format json", input, Streams::ErrorsOnly);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const json line = json::parse(r.out);
+  EXPECT_EQ(line["level"], "warning");
+  EXPECT_THAT(line["msg"].get<std::string>(), HasSubstr("preferences name cluster gone"));
+  EXPECT_FALSE(line["ts"].get<std::string>().empty());
+
+  EXPECT_THAT(run("-f - --log-format text", input, Streams::ErrorsOnly).out, HasSubstr(" warning "));
+  EXPECT_EQ(run("-f - --log-format xml", input).status, 2);
 }
 
 TEST(PlanCase, PreferencesFromTheFederatedAnnotationBoundTheSpread) {
