@@ -5,14 +5,9 @@ namespace fedhpa::partitioner {
 
 Schedule scheduleDemand(const FederatedSpec& spec, const std::vector<ClusterView>& views) {
   Schedule schedule = Schedule::current(views);
-  if (nothingPlacedYet(views)) {
-    spreadInitially(schedule, views, spec);
-  } else {
-    fitMaxToSpec(schedule, views, spec);
-    admitNewClusters(schedule, views, spec);
-    moveMaxToSaturated(schedule, views, spec);
-    moveMinToSaturated(schedule, views);
-  }
+  placeWithinSpec(schedule, views, spec);
+  moveMaxToSaturated(schedule, views, spec);
+  moveMinToSaturated(schedule, views);
   fitMinToSpec(schedule, views, spec);
   return schedule;
 }

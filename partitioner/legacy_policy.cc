@@ -50,12 +50,7 @@ Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView
                                          "); current limits fitted to the spec instead"
                                    : "kubefed v1 would never finish here; current limits fitted "
                                      "to the spec instead");
-  if (nothingPlacedYet(views)) {
-    spreadInitially(schedule, views, spec);
-  } else {
-    fitMaxToSpec(schedule, views, spec);
-    admitNewClusters(schedule, views, spec);
-  }
+  placeWithinSpec(schedule, views, spec);
   fitMinToSpec(schedule, views, spec);
   return schedule;
 }

@@ -27,11 +27,6 @@ struct Schedule {
     for (const Limits& l : limits) values.push_back(l.max);
     return values;
   }
-  std::vector<Replicas> mins() const {
-    std::vector<Replicas> values;
-    for (const Limits& l : limits) values.push_back(l.min);
-    return values;
-  }
   void because(std::size_t cluster, std::string reason) {
     reasons[cluster].push_back(std::move(reason));
   }

@@ -124,56 +124,51 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
   }
 }
 
-void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
-                  const FederatedSpec& spec) {
+namespace {
+
+// A smaller federated max: unused max first, then the largest local max down, then whole clusters.
+void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas excess) {
   const std::size_t n = views.size();
-  const std::vector<Limits> before = schedule.limits;
-  const Replicas total = sum(schedule.maxes());
-  const Replicas federated = spec.limits.max;
-  if (total == federated) return;
+  // 1. max the clusters do not use (the window does not protect against a smaller spec).
+  const std::vector<Replicas> spares = maxSpares(schedule, views, false);
+  std::vector<Replicas> left = spares;
+  excess -= levelDown(left, zeros(n), excess);
+  applyMaxDelta(schedule, difference(spares, left), -1);
 
-  if (total > federated) {
-    Replicas excess = total - federated;
-    // 1. max the clusters do not use (the window does not protect against a smaller spec).
-    std::vector<Replicas> spares = maxSpares(schedule, views, false);
-    std::vector<Replicas> left = spares;
-    excess -= levelDown(left, zeros(n), excess);
-    applyMaxDelta(schedule, difference(spares, left), -1);
-
-    // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
-    std::vector<Replicas> maxes = schedule.maxes();
-    std::vector<Replicas> floors(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (maxes[i] > 0) floors[i] = std::max<Replicas>(1, views[i].preferredFloor);
-    }
-    excess -= levelDown(maxes, floors, excess);
-    for (std::size_t i = 0; i < n; ++i) floors[i] = maxes[i] > 0 ? 1 : 0;
-    excess -= levelDown(maxes, floors, excess);
-    for (std::size_t i = 0; i < n; ++i) {
-      schedule.limits[i].max = maxes[i];
-      schedule.limits[i].min = std::min(schedule.limits[i].min, maxes[i]);
-    }
-
-    // 4. fewer replicas than clusters: drop the least busy, the last by name first.
-    if (excess > 0) {
-      std::vector<std::size_t> holders;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (schedule.limits[i].max > 0) holders.push_back(i);
-      }
-      std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
-        const Replicas ca = views[a].status.current;
-        const Replicas cb = views[b].status.current;
-        return ca != cb ? ca < cb : a > b;
-      });
-      for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
-        schedule.limits[holders[k]] = {0, 0};
-      }
-    }
-    explainChanges(schedule, before, "federated max lowered to " + str(federated));
-    return;
+  // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
+  std::vector<Replicas> maxes = schedule.maxes();
+  std::vector<Replicas> floors(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (maxes[i] > 0) floors[i] = std::max<Replicas>(1, views[i].preferredFloor);
+  }
+  excess -= levelDown(maxes, floors, excess);
+  for (std::size_t i = 0; i < n; ++i) floors[i] = maxes[i] > 0 ? 1 : 0;
+  excess -= levelDown(maxes, floors, excess);
+  for (std::size_t i = 0; i < n; ++i) {
+    schedule.limits[i].max = maxes[i];
+    schedule.limits[i].min = std::min(schedule.limits[i].min, maxes[i]);
   }
 
-  Replicas deficit = federated - total;
+  // 4. fewer replicas than clusters: drop the least busy, the last by name first.
+  std::vector<std::size_t> holders;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (schedule.limits[i].max > 0) holders.push_back(i);
+  }
+  std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
+    const Replicas ca = views[a].status.current;
+    const Replicas cb = views[b].status.current;
+    return ca != cb ? ca < cb : a > b;
+  });
+  for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
+    schedule.limits[holders[k]] = {0, 0};
+  }
+}
+
+// A larger federated max: saturated clusters first, then clusters without an HPA, then the
+// lowest local max.
+void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas federated,
+              Replicas deficit) {
+  const std::size_t n = views.size();
   // 1. saturated clusters, up to what they ask for.
   std::vector<Replicas> wants = zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -199,7 +194,22 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
     levelUp(maxes, std::vector<Replicas>(n, kNoCap), deficit);
   }
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
-  explainChanges(schedule, before, "federated max raised to " + str(federated));
+}
+
+}  // namespace
+
+void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                  const FederatedSpec& spec) {
+  const std::vector<Limits> before = schedule.limits;
+  const Replicas total = sum(schedule.maxes());
+  const Replicas federated = spec.limits.max;
+  if (total > federated) {
+    lowerMax(schedule, views, total - federated);
+    explainChanges(schedule, before, "federated max lowered to " + str(federated));
+  } else if (total < federated) {
+    raiseMax(schedule, views, federated, federated - total);
+    explainChanges(schedule, before, "federated max raised to " + str(federated));
+  }
 }
 
 void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -223,6 +233,16 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   std::vector<std::string> donorWhy(n);
   for (std::size_t i = 0; i < n; ++i) donorWhy[i] = unusedMax(views[i], spec.targetCPUUtilizationPercent);
   explainExchange(schedule, views, ex, "max", receiverWhy, donorWhy);
+}
+
+void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                     const FederatedSpec& spec) {
+  if (nothingPlacedYet(views)) {
+    spreadInitially(schedule, views, spec);
+    return;
+  }
+  fitMaxToSpec(schedule, views, spec);
+  admitNewClusters(schedule, views, spec);
 }
 
 void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,

@@ -32,6 +32,11 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
 void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
                       const FederatedSpec& spec);
 
+// What both policies agree on: the first placement (spreadInitially) or, once HPAs exist, the
+// current placement fitted to the federated max (fitMaxToSpec) with new clusters admitted.
+void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                     const FederatedSpec& spec);
+
 // The rebalancing rule: saturated clusters receive, in one step, what they ask for
 // (ceil(current * utilisation / target) - max) from the clusters with the most unused max
 // (max - max(current, desired, min)) that may give. Preference caps bound what a cluster receives.

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -26,7 +27,9 @@ enum class Streams { Both, ErrorsOnly };
 
 Result run(const std::string& args, const std::string& stdinText = "",
            Streams streams = Streams::Both) {
-  const std::string input = ::testing::TempDir() + "partition_stdin.txt";
+  // ctest runs tests in parallel processes: one input file per process and test.
+  const std::string input = ::testing::TempDir() + "partition_stdin_" + std::to_string(getpid()) +
+                            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::ofstream(input) << stdinText;
   const std::string command = std::string(FEDHPA_BINARY) + " partition " + args + " < " + input +
                               (streams == Streams::Both ? " 2>&1" : " 2>&1 >/dev/null");
