@@ -1,0 +1,76 @@
+// The HTTP seam between the network (Beast, TLS, authentication) and the API machinery. The
+// server parses a request, authenticates it and hands it to one Handler; the handler answers once,
+// either with a whole response or by opening a stream (watches) that it writes to from any thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedhpa::apiserver::http {
+
+// Header names compare case-insensitively.
+struct CaseInsensitiveLess {
+  bool operator()(const std::string& a, const std::string& b) const;
+};
+using Headers = std::multimap<std::string, std::string, CaseInsensitiveLess>;
+
+// Who sent the request, as kube-apiserver's authenticators report it.
+struct UserInfo {
+  std::string name;
+  std::string uid;
+  std::vector<std::string> groups;
+};
+
+struct Request {
+  std::string method;                          // GET, POST, PUT, PATCH, DELETE, ...
+  std::string path;                            // percent-decoded, without the query
+  std::multimap<std::string, std::string> query;  // percent-decoded
+  Headers headers;
+  std::string body;
+  std::optional<UserInfo> user;                // set when authentication is configured
+  std::string remoteAddress;
+
+  std::optional<std::string> header(const std::string& name) const;
+  std::optional<std::string> queryParam(const std::string& name) const;  // the first value
+};
+
+struct Response {
+  int status = 200;
+  Headers headers;
+  std::string body;
+};
+
+// A never-ending chunked response. write() queues one chunk and returns false once the peer is
+// gone or the stream was closed; close() sends the terminating chunk. Safe from any thread.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  virtual bool write(std::string chunk) = 0;
+  virtual void close() = 0;
+  virtual bool closed() const = 0;
+  // Runs once, on any thread, when the peer disconnects or close() was called.
+  virtual void onClosed(std::function<void()> callback) = 0;
+};
+
+// How a handler answers: exactly one of respond() or stream().
+class Responder {
+ public:
+  virtual ~Responder() = default;
+  virtual void respond(Response response) = 0;
+  // Sends status and headers now (Transfer-Encoding: chunked) and returns the stream.
+  virtual std::shared_ptr<ResponseStream> stream(int status, Headers headers) = 0;
+};
+
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  // Called on a server thread; may take a few milliseconds (a durable write) but must never wait
+  // on another request.
+  virtual void handle(Request request, std::shared_ptr<Responder> responder) = 0;
+};
+
+}  // namespace fedhpa::apiserver::http

@@ -1,0 +1,94 @@
+// The storage behind the API server: a revisioned key-value store in the shape of etcd v3, so that
+// an etcd backend sits next to the SQLite one without anything above this interface changing.
+// Every write gets the next revision of the whole store; revisions are strictly increasing and the
+// API server uses an object's modRevision as its metadata.resourceVersion.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fedhpa::storage {
+
+using Revision = std::int64_t;
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  Revision createRevision = 0;
+  Revision modRevision = 0;  // for a deleted key in a watch event: the revision of the delete
+};
+
+class StorageError : public std::runtime_error {
+ public:
+  enum class Code {
+    NotFound,       // update/remove of a missing key
+    AlreadyExists,  // create of a present key
+    Conflict,       // update/remove with a revision that is not the key's modRevision
+    Expired,        // list or watch at a revision older than the kept history
+    Unavailable,    // the backend cannot be reached or failed (I/O error, disk full)
+  };
+  StorageError(Code code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Code code() const { return code_; }
+
+ private:
+  Code code_;
+};
+
+struct ListOptions {
+  std::string prefix;                     // keys starting with this, in key order
+  std::optional<Revision> atRevision;     // the store as it was at this revision; default: now
+  std::optional<std::size_t> limit;       // at most this many items
+  std::string startAfterKey;              // continue: only keys > this one
+};
+
+struct ListResult {
+  std::vector<KeyValue> items;
+  Revision revision = 0;                  // the revision the list was read at
+  bool more = false;                      // items remain after the last one returned
+};
+
+struct WatchEvent {
+  enum class Type { Put, Delete };
+  Type type = Type::Put;
+  KeyValue kv;                            // Put: the new value; Delete: the last value, modRevision = delete's
+  std::optional<KeyValue> previous;       // the value before this event, when there was one
+  bool created() const { return type == Type::Put && kv.createRevision == kv.modRevision; }
+};
+
+// An open watch. Destroying it cancels it: no callback runs after the destructor returns.
+class Watch {
+ public:
+  virtual ~Watch() = default;
+};
+
+using WatchCallback = std::function<void(const WatchEvent&)>;
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  virtual std::optional<KeyValue> get(const std::string& key) = 0;
+  virtual ListResult list(const ListOptions& options) = 0;  // Expired if atRevision is compacted away
+
+  // Each returns the stored KeyValue with its new modRevision, once the write is durable.
+  virtual KeyValue create(const std::string& key, const std::string& value) = 0;
+  virtual KeyValue update(const std::string& key, const std::string& value, Revision expectedModRevision) = 0;
+  // Returns the deleted KeyValue with modRevision set to the delete's revision.
+  virtual KeyValue remove(const std::string& key, Revision expectedModRevision) = 0;
+
+  // Calls onEvent, in revision order, for every change to keys under prefix with revision >
+  // afterRevision: first the kept history, then live changes. Throws Expired when afterRevision is
+  // older than the kept history. Callbacks run on a thread of the backend's; they must be quick.
+  virtual std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) = 0;
+
+  virtual Revision currentRevision() = 0;
+  // The oldest revision a watch or list can still start from (history kept for resumption).
+  virtual Revision oldestRevision() = 0;
+};
+
+}  // namespace fedhpa::storage
