@@ -1,0 +1,416 @@
+#include "federation/storage/sqlite_storage.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace fedhpa::storage {
+
+namespace {
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw StorageError(StorageError::Code::Unavailable, what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+// A prepared statement, finalized when it goes out of scope.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) fail(db, "prepare");
+  }
+  ~Statement() { sqlite3_finalize(statement_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, const std::string& text) {
+    sqlite3_bind_blob(statement_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int index, std::int64_t value) {
+    sqlite3_bind_int64(statement_, index, value);
+    return *this;
+  }
+  Statement& bindNull(int index) {
+    sqlite3_bind_null(statement_, index);
+    return *this;
+  }
+  // True while rows come; false when done.
+  bool step() {
+    const int rc = sqlite3_step(statement_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(db_, "step");
+  }
+  void run() { step(); }
+  std::string text(int column) const {
+    const void* data = sqlite3_column_blob(statement_, column);
+    const int size = sqlite3_column_bytes(statement_, column);
+    return data ? std::string(static_cast<const char*>(data), static_cast<std::size_t>(size)) : std::string();
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
+  bool isNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+// The first key after every key starting with prefix (prefixes here are never all 0xff).
+std::string prefixEnd(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
+bool hasPrefix(const std::string& key, const std::string& prefix) { return key.compare(0, prefix.size(), prefix) == 0; }
+
+enum EventKind : std::int64_t { kPut = 0, kDelete = 1 };
+
+}  // namespace
+
+class SqliteStorage::Impl {
+ public:
+  Impl(const std::string& path, SqliteOptions options) : options_(options) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK) {
+      const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw StorageError(StorageError::Code::Unavailable, "open " + path + ": " + message);
+    }
+    sqlite3_busy_timeout(db_, 5000);
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=FULL");
+    exec("CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL, create_rev INTEGER NOT NULL, "
+         "mod_rev INTEGER NOT NULL)");
+    exec("CREATE TABLE IF NOT EXISTS events (rev INTEGER PRIMARY KEY, key BLOB NOT NULL, kind INTEGER NOT NULL, "
+         "value BLOB NOT NULL, create_rev INTEGER NOT NULL, prev_value BLOB, prev_create_rev INTEGER, "
+         "prev_mod_rev INTEGER)");
+    exec("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+    exec("INSERT OR IGNORE INTO meta VALUES ('revision', 0), ('compacted', 0)");
+    revision_ = readMeta("revision");
+    compacted_ = readMeta("compacted");
+    dispatcher_ = std::thread([this] { dispatch(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard lock(queueMutex_);
+      stopping_ = true;
+    }
+    queueChanged_.notify_all();
+    dispatcher_.join();
+    sqlite3_close(db_);
+  }
+
+  std::optional<KeyValue> get(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    Statement query(db_, "SELECT value, create_rev, mod_rev FROM kv WHERE key = ?");
+    query.bind(1, key);
+    if (!query.step()) return std::nullopt;
+    return KeyValue{key, query.text(0), query.integer(1), query.integer(2)};
+  }
+
+  ListResult list(const ListOptions& options) {
+    std::lock_guard lock(mutex_);
+    const Revision at = options.atRevision.value_or(revision_);
+    if (at < compacted_ || at > revision_)
+      throw StorageError(StorageError::Code::Expired, "revision " + std::to_string(at) + " is not available");
+    const std::string lower = std::max(options.prefix, options.startAfterKey);
+    const bool exclusive = !options.startAfterKey.empty() && options.startAfterKey >= options.prefix;
+    ListResult result;
+    result.revision = at;
+    if (at == revision_) {
+      Statement query(db_, exclusive
+                               ? "SELECT key, value, create_rev, mod_rev FROM kv WHERE key > ? AND key < ? ORDER BY key LIMIT ?"
+                               : "SELECT key, value, create_rev, mod_rev FROM kv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?");
+      query.bind(1, lower).bind(2, prefixEnd(options.prefix));
+      query.bind(3, options.limit ? static_cast<std::int64_t>(*options.limit) + 1 : std::int64_t{-1});
+      while (query.step()) result.items.push_back({query.text(0), query.text(1), query.integer(2), query.integer(3)});
+    } else {
+      result.items = rolledBack(options.prefix, at);
+      std::erase_if(result.items, [&](const KeyValue& kv) { return exclusive ? kv.key <= lower : kv.key < lower; });
+    }
+    if (options.limit && result.items.size() > *options.limit) {
+      result.items.resize(*options.limit);
+      result.more = true;
+    }
+    return result;
+  }
+
+  KeyValue write(const std::string& key, const std::optional<std::string>& value, std::optional<Revision> expected,
+                 bool mustBeAbsent) {
+    std::lock_guard lock(mutex_);
+    Transaction transaction(*this);
+    std::optional<KeyValue> current;
+    {
+      Statement query(db_, "SELECT value, create_rev, mod_rev FROM kv WHERE key = ?");
+      query.bind(1, key);
+      if (query.step()) current = KeyValue{key, query.text(0), query.integer(1), query.integer(2)};
+    }
+    if (mustBeAbsent && current) throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
+    if (!mustBeAbsent && !current) throw StorageError(StorageError::Code::NotFound, key + " not found");
+    if (expected && current && current->modRevision != *expected)
+      throw StorageError(StorageError::Code::Conflict, key + " was modified at revision " +
+                                                           std::to_string(current->modRevision));
+    const Revision revision = revision_ + 1;
+    WatchEvent event;
+    if (value) {
+      event.type = WatchEvent::Type::Put;
+      event.kv = {key, *value, current ? current->createRevision : revision, revision};
+      Statement put(db_, "INSERT OR REPLACE INTO kv VALUES (?, ?, ?, ?)");
+      put.bind(1, key).bind(2, *value).bind(3, event.kv.createRevision).bind(4, revision).run();
+    } else {
+      event.type = WatchEvent::Type::Delete;
+      event.kv = {key, current->value, current->createRevision, revision};
+      Statement erase(db_, "DELETE FROM kv WHERE key = ?");
+      erase.bind(1, key).run();
+    }
+    event.previous = current;
+    recordEvent(event);
+    transaction.commit();
+    revision_ = revision;
+    compacted_ = pendingCompacted_;
+    enqueue({std::nullopt, event});
+    return event.kv;
+  }
+
+  std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent);
+
+  Revision currentRevision() {
+    std::lock_guard lock(mutex_);
+    return revision_;
+  }
+  Revision oldestRevision() {
+    std::lock_guard lock(mutex_);
+    return compacted_;
+  }
+
+ private:
+  friend class SqliteWatch;
+  struct Watcher {
+    std::string prefix;
+    Revision after;
+    Revision registeredAt;  // history up to here was queued for this watcher alone
+    WatchCallback callback;
+  };
+  struct Delivery {
+    std::optional<std::uint64_t> onlyFor;  // history replay goes to one watcher; live events to all
+    WatchEvent event;
+  };
+
+  // BEGIN IMMEDIATE ... COMMIT, rolled back if the scope ends without commit().
+  class Transaction {
+   public:
+    explicit Transaction(Impl& impl) : impl_(impl) { impl_.exec("BEGIN IMMEDIATE"); }
+    ~Transaction() {
+      if (!committed_) sqlite3_exec(impl_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    void commit() {
+      impl_.exec("COMMIT");
+      committed_ = true;
+    }
+
+   private:
+    Impl& impl_;
+    bool committed_ = false;
+  };
+
+  void exec(const char* sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      const std::string message = error ? error : "unknown error";
+      sqlite3_free(error);
+      throw StorageError(StorageError::Code::Unavailable, std::string(sql) + ": " + message);
+    }
+  }
+
+  std::int64_t readMeta(const std::string& name) {
+    Statement query(db_, ("SELECT value FROM meta WHERE name = '" + name + "'").c_str());
+    return query.step() ? query.integer(0) : 0;
+  }
+
+  void recordEvent(const WatchEvent& event) {
+    Statement insert(db_, "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(1, event.kv.modRevision).bind(2, event.kv.key);
+    insert.bind(3, event.type == WatchEvent::Type::Put ? kPut : kDelete).bind(4, event.kv.value);
+    insert.bind(5, event.kv.createRevision);
+    if (event.previous) {
+      insert.bind(6, event.previous->value).bind(7, event.previous->createRevision).bind(8, event.previous->modRevision);
+    } else {
+      insert.bindNull(6).bindNull(7).bindNull(8);
+    }
+    insert.run();
+    Statement setRevision(db_, "UPDATE meta SET value = ? WHERE name = 'revision'");
+    setRevision.bind(1, event.kv.modRevision).run();
+    // Keep the newest historyLimit events; the revision below them can no longer be rebuilt.
+    pendingCompacted_ = compacted_;
+    const Revision keepFrom = event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1;
+    if (keepFrom - 1 > compacted_) {
+      Statement trim(db_, "DELETE FROM events WHERE rev < ?");
+      trim.bind(1, keepFrom).run();
+      Statement setCompacted(db_, "UPDATE meta SET value = ? WHERE name = 'compacted'");
+      setCompacted.bind(1, keepFrom - 1).run();
+      pendingCompacted_ = keepFrom - 1;
+    }
+  }
+
+  WatchEvent eventFromRow(const Statement& row) const {
+    WatchEvent event;
+    event.type = row.integer(2) == kPut ? WatchEvent::Type::Put : WatchEvent::Type::Delete;
+    event.kv = {row.text(1), row.text(3), row.integer(4), row.integer(0)};
+    if (!row.isNull(5)) event.previous = KeyValue{row.text(1), row.text(5), row.integer(6), row.integer(7)};
+    return event;
+  }
+
+  // The keys under prefix as they were at revision `at`: today's rows with the newer events undone.
+  std::vector<KeyValue> rolledBack(const std::string& prefix, Revision at) {
+    std::map<std::string, KeyValue> state;
+    Statement current(db_, "SELECT key, value, create_rev, mod_rev FROM kv WHERE key >= ? AND key < ?");
+    current.bind(1, prefix).bind(2, prefixEnd(prefix));
+    while (current.step()) state[current.text(0)] = {current.text(0), current.text(1), current.integer(2), current.integer(3)};
+    Statement newer(db_, "SELECT * FROM events WHERE rev > ? AND key >= ? AND key < ? ORDER BY rev DESC");
+    newer.bind(1, at).bind(2, prefix).bind(3, prefixEnd(prefix));
+    while (newer.step()) {
+      const WatchEvent event = eventFromRow(newer);
+      if (event.previous) state[event.kv.key] = *event.previous;
+      else state.erase(event.kv.key);
+    }
+    std::vector<KeyValue> items;
+    items.reserve(state.size());
+    for (auto& [key, kv] : state) items.push_back(std::move(kv));
+    return items;
+  }
+
+  void enqueue(Delivery delivery) {
+    {
+      std::lock_guard lock(queueMutex_);
+      queue_.push_back(std::move(delivery));
+    }
+    queueChanged_.notify_all();
+  }
+
+  void dispatch() {
+    std::unique_lock lock(queueMutex_);
+    for (;;) {
+      queueChanged_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      const Delivery delivery = std::move(queue_.front());
+      queue_.pop_front();
+      std::vector<std::uint64_t> targets;
+      for (const auto& [id, watcher] : watchers_) {
+        const Revision revision = delivery.event.kv.modRevision;
+        const bool addressed = delivery.onlyFor ? *delivery.onlyFor == id : revision > watcher.registeredAt;
+        if (addressed && hasPrefix(delivery.event.kv.key, watcher.prefix) && revision > watcher.after)
+          targets.push_back(id);
+      }
+      for (const auto id : targets) {
+        const auto it = watchers_.find(id);
+        if (it == watchers_.end()) continue;  // cancelled by an earlier callback
+        inFlight_ = id;
+        WatchCallback callback = it->second.callback;
+        lock.unlock();
+        callback(delivery.event);
+        lock.lock();
+        inFlight_.reset();
+        callbackDone_.notify_all();
+      }
+    }
+  }
+
+  void cancel(std::uint64_t id) {
+    std::unique_lock lock(queueMutex_);
+    watchers_.erase(id);
+    if (std::this_thread::get_id() == dispatcher_.get_id()) return;  // cancelled from its own callback
+    callbackDone_.wait(lock, [&] { return inFlight_ != id; });
+  }
+
+  SqliteOptions options_;
+  sqlite3* db_ = nullptr;
+  std::mutex mutex_;  // the connection and the revision counters
+  Revision revision_ = 0;
+  Revision compacted_ = 0;
+  Revision pendingCompacted_ = 0;
+
+  std::mutex queueMutex_;  // the delivery queue and the watchers
+  std::condition_variable queueChanged_;
+  std::condition_variable callbackDone_;
+  std::deque<Delivery> queue_;
+  std::map<std::uint64_t, Watcher> watchers_;
+  std::optional<std::uint64_t> inFlight_;
+  std::uint64_t nextWatcherId_ = 1;
+  bool stopping_ = false;
+  std::thread dispatcher_;
+};
+
+class SqliteWatch : public Watch {
+ public:
+  SqliteWatch(SqliteStorage::Impl& impl, std::uint64_t id) : impl_(impl), id_(id) {}
+  ~SqliteWatch() override { impl_.cancel(id_); }
+
+ private:
+  SqliteStorage::Impl& impl_;
+  std::uint64_t id_;
+};
+
+std::unique_ptr<Watch> SqliteStorage::Impl::watch(const std::string& prefix, Revision afterRevision,
+                                                  WatchCallback onEvent) {
+  // Under the write lock: the history read here and the live events enqueued after it meet
+  // without a gap or an overlap.
+  std::lock_guard lock(mutex_);
+  if (afterRevision < compacted_)
+    throw StorageError(StorageError::Code::Expired, "revision " + std::to_string(afterRevision) + " is compacted");
+  std::vector<WatchEvent> history;
+  if (afterRevision < revision_) {
+    Statement query(db_, "SELECT * FROM events WHERE rev > ? AND key >= ? AND key < ? ORDER BY rev");
+    query.bind(1, afterRevision).bind(2, prefix).bind(3, prefixEnd(prefix));
+    while (query.step()) history.push_back(eventFromRow(query));
+  }
+  std::uint64_t id;
+  {
+    std::lock_guard queueLock(queueMutex_);
+    id = nextWatcherId_++;
+    watchers_[id] = {prefix, afterRevision, revision_, std::move(onEvent)};
+    for (auto& event : history) queue_.push_back({id, std::move(event)});
+  }
+  queueChanged_.notify_all();
+  return std::make_unique<SqliteWatch>(*this, id);
+}
+
+SqliteStorage::SqliteStorage(PrivateTag, std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SqliteStorage::~SqliteStorage() = default;
+
+std::unique_ptr<SqliteStorage> SqliteStorage::open(const std::filesystem::path& dataDir, SqliteOptions options) {
+  std::error_code error;
+  std::filesystem::create_directories(dataDir, error);
+  if (error) throw StorageError(StorageError::Code::Unavailable, "create " + dataDir.string() + ": " + error.message());
+  const std::string path = (dataDir / "fedhpa.db").string();
+  return std::make_unique<SqliteStorage>(PrivateTag{}, std::make_unique<Impl>(path, options));
+}
+
+std::unique_ptr<SqliteStorage> SqliteStorage::openInMemory(SqliteOptions options) {
+  return std::make_unique<SqliteStorage>(PrivateTag{}, std::make_unique<Impl>(":memory:", options));
+}
+
+std::optional<KeyValue> SqliteStorage::get(const std::string& key) { return impl_->get(key); }
+ListResult SqliteStorage::list(const ListOptions& options) { return impl_->list(options); }
+KeyValue SqliteStorage::create(const std::string& key, const std::string& value) {
+  return impl_->write(key, value, std::nullopt, true);
+}
+KeyValue SqliteStorage::update(const std::string& key, const std::string& value, Revision expectedModRevision) {
+  return impl_->write(key, value, expectedModRevision, false);
+}
+KeyValue SqliteStorage::remove(const std::string& key, Revision expectedModRevision) {
+  return impl_->write(key, std::nullopt, expectedModRevision, false);
+}
+std::unique_ptr<Watch> SqliteStorage::watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) {
+  return impl_->watch(prefix, afterRevision, std::move(onEvent));
+}
+Revision SqliteStorage::currentRevision() { return impl_->currentRevision(); }
+Revision SqliteStorage::oldestRevision() { return impl_->oldestRevision(); }
+
+}  // namespace fedhpa::storage
