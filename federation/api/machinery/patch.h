@@ -1,0 +1,27 @@
+// The three patch formats kube-apiserver accepts: JSON merge patch (RFC 7386), JSON patch
+// (RFC 6902) and strategic merge patch (merge patch whose lists with a merge key merge by that key).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace fedhpa::api::machinery {
+
+class PatchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Lists that merge by key, by their path without indices: "spec.template.spec.containers" -> "name".
+struct PatchMeta {
+  std::map<std::string, std::string> mergeKeys;
+};
+
+nlohmann::json applyMergePatch(const nlohmann::json& original, const nlohmann::json& patch);
+nlohmann::json applyJsonPatch(const nlohmann::json& original, const nlohmann::json& patch);
+nlohmann::json applyStrategicMergePatch(const nlohmann::json& original, const nlohmann::json& patch,
+                                        const PatchMeta& meta);
+
+}  // namespace fedhpa::api::machinery

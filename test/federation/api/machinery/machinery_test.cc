@@ -1,0 +1,185 @@
+// Patches, selectors and protobuf bodies as kubectl and client libraries send them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "federation/api/machinery/patch.h"
+#include "federation/api/machinery/protobuf.h"
+#include "federation/api/machinery/selectors.h"
+
+namespace fedhpa::api::machinery {
+namespace {
+
+using nlohmann::json;
+
+const PatchMeta kDeploymentMeta{{{"spec.template.spec.containers", "name"},
+                                 {"spec.template.spec.containers.env", "name"},
+                                 {"status.conditions", "type"}}};
+
+json deployment() {
+  return json::parse(R"({"spec":{"replicas":1,"template":{"spec":{"containers":[
+      {"name":"web","image":"nginx:1","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]},
+      {"name":"sidecar","image":"envoy:1"}]}}}})");
+}
+
+TEST(StrategicMergePatch, MergesContainersAndEnvByName) {
+  const json patched = applyStrategicMergePatch(
+      deployment(), json::parse(R"({"spec":{"template":{"spec":{"containers":[
+          {"name":"web","image":"nginx:2","env":[{"name":"B","value":"3"},{"name":"C","value":"4"}]}]}}}})"),
+      kDeploymentMeta);
+  const json& containers = patched["spec"]["template"]["spec"]["containers"];
+  ASSERT_EQ(containers.size(), 2u) << "sidecar kept";
+  EXPECT_EQ(containers[0]["image"], "nginx:2");
+  EXPECT_EQ(containers[0]["env"], json::parse(R"([{"name":"A","value":"1"},{"name":"B","value":"3"},{"name":"C","value":"4"}])"));
+  EXPECT_EQ(containers[1]["name"], "sidecar");
+}
+
+TEST(StrategicMergePatch, DeleteDirectiveRemovesAnElement) {
+  const json patched = applyStrategicMergePatch(
+      deployment(), json::parse(R"({"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}})"),
+      kDeploymentMeta);
+  EXPECT_EQ(patched["spec"]["template"]["spec"]["containers"].size(), 1u);
+}
+
+TEST(StrategicMergePatch, ListsWithoutMergeKeyAreReplacedAndNullDeletes) {
+  const json hpa = json::parse(R"({"spec":{"minReplicas":1,"maxReplicas":10,"metrics":[{"type":"Resource"},{"type":"Pods"}]}})");
+  const json patched = applyStrategicMergePatch(hpa, json::parse(R"({"spec":{"minReplicas":null,"metrics":[{"type":"External"}]}})"), {});
+  EXPECT_EQ(patched, json::parse(R"({"spec":{"maxReplicas":10,"metrics":[{"type":"External"}]}})"));
+}
+
+TEST(StrategicMergePatch, DirectivesNeverSurviveIntoTheResult) {
+  const json patched = applyStrategicMergePatch(
+      deployment(),
+      json::parse(R"({"spec":{"$retainKeys":["template"],"template":{"spec":{
+          "$setElementOrder/containers":[{"name":"sidecar"},{"name":"web"}],
+          "containers":[{"name":"web","image":"nginx:3"}]}}}})"),
+      kDeploymentMeta);
+  EXPECT_FALSE(patched["spec"].contains("replicas")) << "$retainKeys dropped replicas";
+  EXPECT_EQ(patched["spec"]["template"]["spec"]["containers"][0]["name"], "sidecar");
+  EXPECT_EQ(patched.dump().find('$'), std::string::npos);
+  EXPECT_EQ(applyStrategicMergePatch(json::parse(R"({"f":[1,2,3]})"), json::parse(R"({"$deleteFromPrimitiveList/f":[2]})"), {}),
+            json::parse(R"({"f":[1,3]})"));
+  EXPECT_EQ(applyStrategicMergePatch(deployment(), json::parse(R"({"spec":{"$patch":"replace","replicas":5}})"), {})["spec"],
+            json::parse(R"({"replicas":5})"));
+  EXPECT_THROW(applyStrategicMergePatch(deployment(), json::parse(R"({"spec":{"$patch":"explode"}})"), {}), PatchError);
+}
+
+TEST(MergeAndJsonPatch, FollowTheRfcs) {
+  EXPECT_EQ(applyMergePatch(json::parse(R"({"a":"b","c":{"d":"e","f":"g"}})"), json::parse(R"({"a":"z","c":{"f":null}})")),
+            json::parse(R"({"a":"z","c":{"d":"e"}})"));
+  EXPECT_EQ(applyJsonPatch(json::parse(R"({"spec":{"maxReplicas":10}})"),
+                           json::parse(R"([{"op":"replace","path":"/spec/maxReplicas","value":14},{"op":"add","path":"/spec/m~1x","value":1}])")),
+            json::parse(R"({"spec":{"maxReplicas":14,"m/x":1}})"));
+  EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"([{"op":"remove","path":"/nope"}])")), PatchError);
+  EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"([{"op":"test","path":"","value":1}])")), PatchError);
+  EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"({"op":"add"})")), PatchError);
+}
+
+TEST(LabelSelector, ParsesEveryOperator) {
+  const auto selector = LabelSelector::parse("tier=web, env!=prod,zone in (a, b),track notin (canary),app,!legacy");
+  EXPECT_TRUE(selector.matches({{"tier", "web"}, {"env", "dev"}, {"zone", "b"}, {"app", "x"}}));
+  EXPECT_FALSE(selector.matches({{"tier", "web"}, {"env", "prod"}, {"zone", "b"}, {"app", "x"}}));
+  EXPECT_FALSE(selector.matches({{"tier", "web"}, {"zone", "c"}, {"app", "x"}}));
+  EXPECT_FALSE(selector.matches({{"tier", "web"}, {"zone", "a"}, {"app", "x"}, {"legacy", "1"}}));
+  EXPECT_FALSE(selector.matches({{"tier", "web"}, {"zone", "a"}, {"app", "x"}, {"track", "canary"}}));
+  EXPECT_TRUE(LabelSelector::parse("").matches({}));
+  EXPECT_TRUE(LabelSelector::parse("a==b").matches({{"a", "b"}}));
+}
+
+TEST(LabelSelector, RejectsMalformedInput) {
+  EXPECT_THROW(LabelSelector::parse("a in (b"), SelectorError);
+  EXPECT_THROW(LabelSelector::parse("a in ()"), SelectorError);
+  EXPECT_THROW(LabelSelector::parse("a,,b"), SelectorError);
+  EXPECT_THROW(LabelSelector::parse("bad key=x"), SelectorError);
+}
+
+TEST(LabelSelector, FromMetaV1Json) {
+  const auto selector = LabelSelector::fromJson(json::parse(
+      R"({"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]},{"key":"x","operator":"DoesNotExist"}]})"));
+  EXPECT_TRUE(selector.matches({{"app", "web"}, {"tier", "a"}}));
+  EXPECT_FALSE(selector.matches({{"app", "web"}, {"tier", "a"}, {"x", "1"}}));
+  EXPECT_THROW(LabelSelector::fromJson(json::parse(R"({"matchExpressions":[{"key":"k","operator":"Near"}]})")), SelectorError);
+}
+
+TEST(FieldSelector, MatchesEscapesAndListsFields) {
+  const auto selector = FieldSelector::parse("involvedObject.name=php-apache,involvedObject.kind!=Pod,reason==a\\,b");
+  EXPECT_THAT(selector.fields(), ::testing::ElementsAre("involvedObject.name", "involvedObject.kind", "reason"));
+  const std::map<std::string, std::string> event = {
+      {"involvedObject.name", "php-apache"}, {"involvedObject.kind", "HorizontalPodAutoscaler"}, {"reason", "a,b"}};
+  auto lookup = [&](const std::string& field) -> std::optional<std::string> {
+    const auto it = event.find(field);
+    return it == event.end() ? std::nullopt : std::optional(it->second);
+  };
+  EXPECT_TRUE(selector.matches(lookup));
+  EXPECT_FALSE(FieldSelector::parse("involvedObject.name=other").matches(lookup));
+  EXPECT_TRUE(FieldSelector::parse("metadata.namespace=").fields().size() == 1);
+  EXPECT_THROW(FieldSelector::parse("nooperator"), SelectorError);
+  EXPECT_THROW(FieldSelector::parse("a=b\\x"), SelectorError);
+}
+
+std::string fromHex(const std::string& hex) {
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+// kubectl 1.32 `autoscale deployment php-apache --min=1 --max=10 --cpu-percent=50`, verbatim.
+const std::string kAutoscaleBody = fromHex(
+    "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
+    "0a1a0a0a7068702d61706163686512001a0022002a0032003800420012290a210a0a4465706c6f796d656e74120a7068702d"
+    "6170616368651a07617070732f76311001180a20321a04180020001a002200");
+
+TEST(KubernetesProtobuf, DecodesKubectlAutoscale) {
+  EXPECT_EQ(decodeKubernetesProtobuf(kAutoscaleBody), json::parse(R"({
+      "apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"php-apache"},
+      "spec":{"scaleTargetRef":{"kind":"Deployment","name":"php-apache","apiVersion":"apps/v1"},
+              "minReplicas":1,"maxReplicas":10,"targetCPUUtilizationPercentage":50}})"));
+}
+
+// A tiny encoder for the test's own v2 body.
+std::string varint(std::uint64_t value) {
+  std::string out;
+  do {
+    std::uint8_t byte = value & 0x7f;
+    value >>= 7;
+    if (value) byte |= 0x80;
+    out += static_cast<char>(byte);
+  } while (value);
+  return out;
+}
+std::string field(int number, const std::string& bytes) { return varint(static_cast<std::uint64_t>(number) << 3 | 2) + varint(bytes.size()) + bytes; }
+std::string field(int number, std::uint64_t value) { return varint(static_cast<std::uint64_t>(number) << 3) + varint(value); }
+
+TEST(KubernetesProtobuf, DecodesV2MetricsAndBehavior) {
+  const std::string target = field(1, std::string("Utilization")) + field(4, 60);
+  const std::string metric = field(1, std::string("Resource")) + field(4, field(1, std::string("cpu")) + field(2, target));
+  const std::string policy = field(1, std::string("Pods")) + field(2, 4) + field(3, 15);
+  const std::string behavior = field(2, field(1, 300) + field(2, std::string("Max")) + field(3, policy));
+  const std::string spec = field(1, field(1, std::string("Deployment")) + field(2, std::string("web"))) + field(3, 7) +
+                           field(4, metric) + field(5, behavior);
+  const std::string meta = field(1, std::string("web")) + field(11, field(1, std::string("app")) + field(2, std::string("web")));
+  const std::string raw = field(1, meta) + field(2, spec) + field(99, std::string("future field"));
+  const std::string body = std::string("k8s\0", 4) +
+                           field(1, field(1, std::string("autoscaling/v2")) + field(2, std::string("HorizontalPodAutoscaler"))) +
+                           field(2, raw);
+  const json decoded = decodeKubernetesProtobuf(body);
+  EXPECT_EQ(decoded["metadata"]["labels"]["app"], "web");
+  EXPECT_EQ(decoded["spec"]["maxReplicas"], 7);
+  EXPECT_FALSE(decoded["spec"].contains("minReplicas")) << "absent fields stay absent";
+  EXPECT_EQ(decoded["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 60);
+  EXPECT_EQ(decoded["spec"]["behavior"]["scaleDown"]["policies"][0]["value"], 4);
+  EXPECT_EQ(decoded["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 300);
+}
+
+TEST(KubernetesProtobuf, EveryTruncationIsAnErrorNotACrash) {
+  for (std::size_t length = 0; length < kAutoscaleBody.size(); ++length) {
+    try {
+      decodeKubernetesProtobuf(kAutoscaleBody.substr(0, length));
+    } catch (const ProtobufError&) {
+    }
+  }
+  EXPECT_THROW(decodeKubernetesProtobuf("{\"json\":true}"), ProtobufError);
+  EXPECT_THROW(decodeKubernetesProtobuf(std::string("k8s\0\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 15)), ProtobufError);
+}
+
+}  // namespace
+}  // namespace fedhpa::api::machinery
