@@ -60,6 +60,9 @@ class ResourceType {
 
   // Fields of `served` that the schema of `version` does not know, as "spec.foo" paths.
   virtual std::vector<std::string> unknownFields(const nlohmann::json& served, const std::string& version) const = 0;
+  // Values of the wrong JSON type ("spec.maxReplicas: expected integer, got string"): a 400, as
+  // kube-apiserver's decoder gives.
+  virtual std::vector<std::string> typeErrors(const nlohmann::json& served, const std::string& version) const = 0;
 
   // Fills in defaults (minReplicas 1, ...) on the stored form.
   virtual void applyDefaults(nlohmann::json& internal) const = 0;
@@ -67,7 +70,11 @@ class ResourceType {
   virtual std::vector<StatusCause> validate(const nlohmann::json& internal, const nlohmann::json* old) const = 0;
 
   // Whether the resource has a status that only the /status subresource writes.
-  bool hasStatusSubresource() const;
+  bool hasStatusSubresource() const {
+    for (const auto& subresource : names().subresources)
+      if (subresource.name == "status") return true;
+    return false;
+  }
 
   // Table output computed from the stored form, whatever version was requested.
   virtual std::vector<TableColumn> tableColumns() const = 0;

@@ -1,0 +1,191 @@
+// core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
+#include "federation/api/basic_resource_type.h"
+#include "federation/api/printing.h"
+#include "federation/api/served_types.h"
+
+namespace fedhpa::api {
+
+using nlohmann::json;
+
+namespace {
+
+class NamespaceType : public BasicResourceType {
+ public:
+  NamespaceType()
+      : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "Namespace", "namespaces", "namespace", false, {"ns"}, {},
+                                        {"create", "delete", "get", "list", "patch", "update", "watch"},
+                                        {{"status", "", "v1", "Namespace"}}},
+                          {{"v1", topLevel({{"spec", Schema::object({{"finalizers", Schema::arrayOf(Schema::string())}})},
+                                            {"status", Schema::object({{"phase", Schema::string()}, {"conditions", conditionsSchema()}})}})}},
+                          NameRule::DnsLabel) {}
+  void applyDefaults(json& internal) const override {
+    if (!internal.contains("status") || !internal["status"].is_object()) internal["status"] = json::object();
+    if (!internal["status"].contains("phase"))
+      internal["status"]["phase"] = internal["metadata"].contains("deletionTimestamp") ? "Terminating" : "Active";
+  }
+  std::vector<TableColumn> tableColumns() const override {
+    return {nameColumn(), {"Status", "string", "", "The status of the namespace", 0}, ageColumn()};
+  }
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/status/phase"), ageOf(internal, now)});
+  }
+};
+
+class SecretType : public BasicResourceType {
+ public:
+  SecretType()
+      : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "Secret", "secrets", "secret", true, {}, {}, allVerbs(), {}},
+                          {{"v1", topLevel({{"type", Schema::string()},
+                                            {"immutable", Schema::boolean()},
+                                            {"data", Schema::mapOf(Schema::string())},
+                                            {"stringData", Schema::mapOf(Schema::string())}})}},
+                          NameRule::DnsSubdomain) {}
+  void applyDefaults(json& internal) const override {
+    if (!internal.contains("type")) internal["type"] = "Opaque";
+    // stringData is write-only: it lands in data, base64-encoded, as kube-apiserver does.
+    if (internal.contains("stringData") && internal["stringData"].is_object()) {
+      for (const auto& [key, value] : internal["stringData"].items())
+        if (value.is_string()) internal["data"][key] = base64(value.get<std::string>());
+      internal.erase("stringData");
+    }
+  }
+  std::vector<StatusCause> validate(const json& internal, const json* old) const override {
+    auto causes = BasicResourceType::validate(internal, old);
+    const json data = internal.value("data", json::object());
+    for (const auto& [key, value] : data.items())
+      if (!value.is_string() || !isBase64(value.get<std::string>()))
+        causes.push_back(fieldInvalid("data[" + key + "]", "<secret contents redacted>", "must be base64-encoded"));
+    return causes;
+  }
+  std::vector<TableColumn> tableColumns() const override {
+    return {nameColumn(), {"Type", "string", "", "The type of the secret", 0},
+            {"Data", "string", "", "The number of entries in the secret", 0}, ageColumn()};
+  }
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/type"),
+                        internal.value("data", json::object()).size(), ageOf(internal, now)});
+  }
+
+ private:
+  static std::string base64(const std::string& raw) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < raw.size(); i += 3) {
+      const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8) |
+                         static_cast<unsigned char>(raw[i + 2]);
+      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
+    }
+    if (i + 1 == raw.size()) {
+      const unsigned n = static_cast<unsigned char>(raw[i]) << 16;
+      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
+    } else if (i + 2 == raw.size()) {
+      const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8);
+      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+    }
+    return out;
+  }
+  static bool isBase64(const std::string& text) {
+    if (text.size() % 4 != 0) return false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      const bool padding = c == '=' && i + 2 >= text.size();
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && !padding) return false;
+    }
+    return true;
+  }
+};
+
+Schema objectReference() {
+  return Schema::object({{"kind", Schema::string()},     {"namespace", Schema::string()}, {"name", Schema::string()},
+                         {"uid", Schema::string()},      {"apiVersion", Schema::string()},
+                         {"resourceVersion", Schema::string()}, {"fieldPath", Schema::string()}});
+}
+
+class EventType : public BasicResourceType {
+ public:
+  EventType()
+      : BasicResourceType(
+            ResourceNames{"", {"v1"}, "v1", "Event", "events", "event", true, {"ev"}, {}, allVerbs(), {}},
+            {{"v1", topLevel({{"involvedObject", objectReference()},
+                              {"reason", Schema::string()},
+                              {"message", Schema::string()},
+                              {"source", Schema::object({{"component", Schema::string()}, {"host", Schema::string()}})},
+                              {"firstTimestamp", Schema::any()},
+                              {"lastTimestamp", Schema::any()},
+                              {"count", Schema::integer()},
+                              {"type", Schema::string()},
+                              {"eventTime", Schema::any()},
+                              {"series", Schema::any()},
+                              {"action", Schema::string()},
+                              {"related", objectReference()},
+                              {"reportingComponent", Schema::string()},
+                              {"reportingInstance", Schema::string()}})}},
+            NameRule::DnsSubdomain) {}
+  std::vector<StatusCause> validate(const json& internal, const json* old) const override {
+    auto causes = BasicResourceType::validate(internal, old);
+    if (internal.value("involvedObject", json::object()).value("kind", "").empty())
+      causes.push_back(fieldRequired("involvedObject.kind"));
+    const std::string type = internal.value("type", "Normal");
+    if (type != "Normal" && type != "Warning") causes.push_back(fieldNotSupported("type", type, {"Normal", "Warning"}));
+    return causes;
+  }
+  std::vector<TableColumn> tableColumns() const override {
+    return {{"Last Seen", "string", "", "Time since the event was last seen", 0},
+            {"Type", "string", "", "Type of this event", 0},
+            {"Reason", "string", "", "Short, machine understandable string that gives the reason for the transition", 0},
+            {"Object", "string", "", "The object that this event is about", 0},
+            {"Message", "string", "", "A human-readable description of the status of this operation", 0}};
+  }
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    json stamped = internal;
+    const std::string last = stringAt(internal, "/lastTimestamp", stringAt(internal, "/eventTime"));
+    stamped["metadata"]["creationTimestamp"] = last.empty() ? stringAt(internal, "/metadata/creationTimestamp") : last;
+    std::string kind = stringAt(internal, "/involvedObject/kind");
+    for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return json::array({ageOf(stamped, now), stringAt(internal, "/type"), stringAt(internal, "/reason"),
+                        kind + "/" + stringAt(internal, "/involvedObject/name"), stringAt(internal, "/message")});
+  }
+};
+
+class LeaseType : public BasicResourceType {
+ public:
+  LeaseType()
+      : BasicResourceType(ResourceNames{"coordination.k8s.io", {"v1"}, "v1", "Lease", "leases", "lease", true, {}, {},
+                                        allVerbs(), {}},
+                          {{"v1", topLevel({{"spec", Schema::object({{"holderIdentity", Schema::string()},
+                                                                     {"leaseDurationSeconds", Schema::integer()},
+                                                                     {"acquireTime", Schema::any()},
+                                                                     {"renewTime", Schema::any()},
+                                                                     {"leaseTransitions", Schema::integer()},
+                                                                     {"strategy", Schema::string()},
+                                                                     {"preferredHolder", Schema::string()}})}})}},
+                          NameRule::DnsSubdomain) {}
+  std::vector<StatusCause> validate(const json& internal, const json* old) const override {
+    auto causes = BasicResourceType::validate(internal, old);
+    const auto duration = integerAt(internal, "/spec/leaseDurationSeconds"_json_pointer);
+    if (duration && *duration <= 0)
+      causes.push_back(fieldInvalid("spec.leaseDurationSeconds", *duration, "must be greater than 0"));
+    return causes;
+  }
+  std::vector<TableColumn> tableColumns() const override {
+    return {nameColumn(), {"Holder", "string", "", "The holder of the lease", 0}, ageColumn()};
+  }
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/spec/holderIdentity"), ageOf(internal, now)});
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ResourceType> namespaceType() { return std::make_shared<NamespaceType>(); }
+std::shared_ptr<const ResourceType> secretType() { return std::make_shared<SecretType>(); }
+std::shared_ptr<const ResourceType> eventType() { return std::make_shared<EventType>(); }
+std::shared_ptr<const ResourceType> leaseType() { return std::make_shared<LeaseType>(); }
+
+std::vector<std::shared_ptr<const ResourceType>> federationResources() {
+  return {namespaceType(), eventType(), secretType(), horizontalPodAutoscalerType(), deploymentType(),
+          leaseType(), clusterType()};
+}
+
+}  // namespace fedhpa::api

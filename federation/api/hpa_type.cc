@@ -1,0 +1,326 @@
+#include "federation/api/hpa_type.h"
+
+#include "federation/api/basic_resource_type.h"
+#include "federation/api/printing.h"
+
+namespace fedhpa::api {
+
+using nlohmann::json;
+
+namespace {
+
+Schema crossVersionReference() {
+  return Schema::object({{"apiVersion", Schema::string()}, {"kind", Schema::string()}, {"name", Schema::string()}});
+}
+
+Schema metricIdentifier() { return Schema::object({{"name", Schema::string()}, {"selector", labelSelectorSchema()}}); }
+
+Schema metricValue() {
+  return Schema::object({{"type", Schema::string()},
+                         {"value", Schema::intOrString()},
+                         {"averageValue", Schema::intOrString()},
+                         {"averageUtilization", Schema::integer()}});
+}
+
+// MetricSpec (valueField "target") and MetricStatus (valueField "current") share their shape.
+Schema metricEntry(const std::string& valueField) {
+  return Schema::object(
+      {{"type", Schema::string()},
+       {"resource", Schema::object({{"name", Schema::string()}, {valueField, metricValue()}})},
+       {"containerResource",
+        Schema::object({{"name", Schema::string()}, {"container", Schema::string()}, {valueField, metricValue()}})},
+       {"pods", Schema::object({{"metric", metricIdentifier()}, {valueField, metricValue()}})},
+       {"object", Schema::object({{"describedObject", crossVersionReference()},
+                                  {"metric", metricIdentifier()},
+                                  {valueField, metricValue()}})},
+       {"external", Schema::object({{"metric", metricIdentifier()}, {valueField, metricValue()}})}});
+}
+
+Schema scalingRules() {
+  return Schema::object({{"stabilizationWindowSeconds", Schema::integer()},
+                         {"selectPolicy", Schema::string()},
+                         {"tolerance", Schema::intOrString()},
+                         {"policies", Schema::arrayOf(Schema::object({{"type", Schema::string()},
+                                                                      {"value", Schema::integer()},
+                                                                      {"periodSeconds", Schema::integer()}}))}});
+}
+
+Schema v2Schema() {
+  return topLevel(
+      {{"spec", Schema::object({{"scaleTargetRef", crossVersionReference()},
+                                {"minReplicas", Schema::integer()},
+                                {"maxReplicas", Schema::integer()},
+                                {"metrics", Schema::arrayOf(metricEntry("target"))},
+                                {"behavior", Schema::object({{"scaleUp", scalingRules()}, {"scaleDown", scalingRules()}})}})},
+       {"status", Schema::object({{"observedGeneration", Schema::integer()},
+                                  {"lastScaleTime", Schema::any()},
+                                  {"currentReplicas", Schema::integer()},
+                                  {"desiredReplicas", Schema::integer()},
+                                  {"currentMetrics", Schema::arrayOf(metricEntry("current"))},
+                                  {"conditions", conditionsSchema()}})}});
+}
+
+Schema v1Schema() {
+  return topLevel({{"spec", Schema::object({{"scaleTargetRef", crossVersionReference()},
+                                            {"minReplicas", Schema::integer()},
+                                            {"maxReplicas", Schema::integer()},
+                                            {"targetCPUUtilizationPercentage", Schema::integer()}})},
+                   {"status", Schema::object({{"observedGeneration", Schema::integer()},
+                                              {"lastScaleTime", Schema::any()},
+                                              {"currentReplicas", Schema::integer()},
+                                              {"desiredReplicas", Schema::integer()},
+                                              {"currentCPUUtilizationPercentage", Schema::integer()}})}});
+}
+
+bool isCpuUtilization(const json& metric, const char* valueField) {
+  return metric.value("type", "") == "Resource" && metric.contains("resource") &&
+         metric["resource"].value("name", "") == "cpu" && metric["resource"].contains(valueField) &&
+         metric["resource"][valueField].contains("averageUtilization");
+}
+
+// Moves an annotation holding JSON out of metadata (nullopt when absent or not JSON).
+std::optional<json> takeAnnotation(json& object, const char* name) {
+  if (!object.contains("metadata") || !object["metadata"].contains("annotations")) return std::nullopt;
+  json& annotations = object["metadata"]["annotations"];
+  if (!annotations.is_object() || !annotations.contains(name)) return std::nullopt;
+  const json value = json::parse(annotations[name].is_string() ? annotations[name].get<std::string>() : "", nullptr, false);
+  annotations.erase(name);
+  if (annotations.empty()) object["metadata"].erase("annotations");
+  if (value.is_discarded()) return std::nullopt;
+  return value;
+}
+
+void putAnnotation(json& object, const char* name, const json& value) {
+  object["metadata"]["annotations"][name] = value.dump();
+}
+
+std::string quantityText(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+// "cpu: 45%/50%": one metric as kubectl's Targets column shows it.
+std::string formatMetric(const json& spec, const json* status) {
+  const std::string type = spec.value("type", "");
+  const auto currentOf = [&](const char* source) -> json {
+    if (!status || !status->contains(source) || !(*status)[source].contains("current")) return nullptr;
+    return (*status)[source]["current"];
+  };
+  if (type == "Resource" || type == "ContainerResource") {
+    const char* source = type == "Resource" ? "resource" : "containerResource";
+    const json& metric = spec.value(source, json::object());
+    const json target = metric.value("target", json::object());
+    const json current = currentOf(source);
+    const std::string name = metric.value("name", "<unknown>");
+    if (target.contains("averageUtilization")) {
+      const std::string now = current.is_object() && current.contains("averageUtilization")
+                                  ? current["averageUtilization"].dump() + "%"
+                                  : "<unknown>";
+      return name + ": " + now + "/" + target["averageUtilization"].dump() + "%";
+    }
+    const std::string now = current.is_object() && current.contains("averageValue") ? quantityText(current["averageValue"]) : "<unknown>";
+    return name + ": " + now + "/" + quantityText(target.value("averageValue", json("<unknown>")));
+  }
+  const char* source = type == "Pods" ? "pods" : type == "Object" ? "object" : "external";
+  const json& metric = spec.value(source, json::object());
+  const json target = metric.value("target", json::object());
+  const json current = currentOf(source);
+  const char* field = target.contains("averageValue") ? "averageValue" : "value";
+  const std::string now = current.is_object() && current.contains(field) ? quantityText(current[field]) : "<unknown>";
+  const std::string wanted = target.contains(field) ? quantityText(target[field]) : "<unknown>";
+  return now + "/" + wanted + (std::string(field) == "averageValue" && type != "Pods" ? " (avg)" : "");
+}
+
+class HorizontalPodAutoscalerType : public BasicResourceType {
+ public:
+  HorizontalPodAutoscalerType()
+      : BasicResourceType(
+            ResourceNames{"autoscaling", {"v2", "v1"}, "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                          "horizontalpodautoscaler", true, {"hpa"}, {"all"}, allVerbs(),
+                          {{"status", "autoscaling", "", "HorizontalPodAutoscaler"}}},
+            {{"v2", v2Schema()}, {"v1", v1Schema()}}, NameRule::DnsSubdomain) {}
+
+  json toInternal(const json& served, const std::string& version) const override {
+    json internal = BasicResourceType::toInternal(served, version);
+    if (version != "v1") return internal;
+    json& spec = internal["spec"];
+    if (!spec.is_object()) spec = json::object();
+    json metrics = takeAnnotation(internal, kV1MetricsAnnotation).value_or(json::array());
+    if (!metrics.is_array()) metrics = json::array();
+    if (spec.contains("targetCPUUtilizationPercentage")) {
+      metrics.insert(metrics.begin(), json{{"type", "Resource"},
+                                           {"resource", {{"name", "cpu"},
+                                                         {"target", {{"type", "Utilization"},
+                                                                     {"averageUtilization", spec["targetCPUUtilizationPercentage"]}}}}}});
+      spec.erase("targetCPUUtilizationPercentage");
+    }
+    if (!metrics.empty()) spec["metrics"] = metrics;
+    if (auto behavior = takeAnnotation(internal, kV1BehaviorAnnotation)) spec["behavior"] = *behavior;
+
+    auto currentMetrics = takeAnnotation(internal, kV1CurrentMetricsAnnotation).value_or(json::array());
+    auto conditions = takeAnnotation(internal, kV1ConditionsAnnotation);
+    if (internal.contains("status") && internal["status"].is_object()) {
+      json& status = internal["status"];
+      if (!currentMetrics.is_array()) currentMetrics = json::array();
+      if (status.contains("currentCPUUtilizationPercentage")) {
+        currentMetrics.insert(currentMetrics.begin(),
+                              json{{"type", "Resource"},
+                                   {"resource", {{"name", "cpu"},
+                                                 {"current", {{"averageUtilization", status["currentCPUUtilizationPercentage"]}}}}}});
+        status.erase("currentCPUUtilizationPercentage");
+      }
+      if (!currentMetrics.empty()) status["currentMetrics"] = currentMetrics;
+      if (conditions && conditions->is_array()) status["conditions"] = *conditions;
+    }
+    return internal;
+  }
+
+  json fromInternal(const json& internal, const std::string& version) const override {
+    json served = BasicResourceType::fromInternal(internal, version);
+    if (version != "v1") return served;
+    json& spec = served["spec"];
+    if (spec.is_object() && spec.contains("metrics")) {
+      json others = json::array();
+      bool cpuTaken = false;
+      for (const auto& metric : spec["metrics"]) {
+        if (!cpuTaken && isCpuUtilization(metric, "target")) {
+          spec["targetCPUUtilizationPercentage"] = metric["resource"]["target"]["averageUtilization"];
+          cpuTaken = true;
+        } else {
+          others.push_back(metric);
+        }
+      }
+      spec.erase("metrics");
+      if (!others.empty()) putAnnotation(served, kV1MetricsAnnotation, others);
+    }
+    if (spec.is_object() && spec.contains("behavior")) {
+      putAnnotation(served, kV1BehaviorAnnotation, spec["behavior"]);
+      spec.erase("behavior");
+    }
+    if (served.contains("status") && served["status"].is_object()) {
+      json& status = served["status"];
+      if (status.contains("currentMetrics")) {
+        json others = json::array();
+        bool cpuTaken = false;
+        for (const auto& metric : status["currentMetrics"]) {
+          if (!cpuTaken && isCpuUtilization(metric, "current")) {
+            status["currentCPUUtilizationPercentage"] = metric["resource"]["current"]["averageUtilization"];
+            cpuTaken = true;
+          } else {
+            others.push_back(metric);
+          }
+        }
+        status.erase("currentMetrics");
+        if (!others.empty()) putAnnotation(served, kV1CurrentMetricsAnnotation, others);
+      }
+      if (status.contains("conditions")) {
+        putAnnotation(served, kV1ConditionsAnnotation, status["conditions"]);
+        status.erase("conditions");
+      }
+    }
+    return served;
+  }
+
+  void applyDefaults(json& internal) const override {
+    json& spec = internal["spec"];
+    if (!spec.is_object()) spec = json::object();
+    if (!spec.contains("minReplicas") || spec["minReplicas"].is_null()) spec["minReplicas"] = 1;
+    if (spec.contains("behavior") && spec["behavior"].is_object()) {
+      json& behavior = spec["behavior"];
+      defaultRules(behavior["scaleUp"], 0, {{{"type", "Pods"}, {"value", 4}, {"periodSeconds", 15}},
+                                            {{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
+      defaultRules(behavior["scaleDown"], 300, {{{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
+    }
+  }
+
+  std::vector<StatusCause> validate(const json& internal, const json* old) const override {
+    auto causes = BasicResourceType::validate(internal, old);
+    const json& spec = internal.value("spec", json::object());
+    const json ref = spec.value("scaleTargetRef", json::object());
+    if (ref.value("kind", "").empty()) causes.push_back(fieldRequired("spec.scaleTargetRef.kind"));
+    if (ref.value("name", "").empty()) causes.push_back(fieldRequired("spec.scaleTargetRef.name"));
+    const auto minReplicas = integerAt(internal, "/spec/minReplicas"_json_pointer);
+    const auto maxReplicas = integerAt(internal, "/spec/maxReplicas"_json_pointer);
+    if (minReplicas && *minReplicas < 1)
+      causes.push_back(fieldInvalid("spec.minReplicas", *minReplicas, "must be greater than or equal to 1"));
+    if (!maxReplicas || *maxReplicas < 1)
+      causes.push_back(fieldInvalid("spec.maxReplicas", maxReplicas.value_or(0), "must be greater than or equal to 1"));
+    else if (minReplicas && *maxReplicas < *minReplicas)
+      causes.push_back(fieldInvalid("spec.maxReplicas", *maxReplicas, "must be greater than or equal to `minReplicas`"));
+    const json metrics = spec.value("metrics", json::array());
+    for (std::size_t i = 0; i < metrics.size(); ++i) validateMetric(metrics[i], "spec.metrics[" + std::to_string(i) + "]", causes);
+    return causes;
+  }
+
+  std::vector<TableColumn> tableColumns() const override {
+    return {nameColumn(),
+            {"Reference", "string", "", "scaleTargetRef points to the target resource to scale", 0},
+            {"Targets", "string", "", "metrics contains the specifications for which to use to calculate the desired replica count", 0},
+            {"MinPods", "string", "", "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down", 0},
+            {"MaxPods", "integer", "", "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up", 0},
+            {"Replicas", "integer", "", "currentReplicas is current number of replicas of pods managed by this autoscaler", 0},
+            ageColumn()};
+  }
+
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    const json spec = internal.value("spec", json::object());
+    const json status = internal.value("status", json::object());
+    const json ref = spec.value("scaleTargetRef", json::object());
+    const json metrics = spec.value("metrics", json::array());
+    const json current = status.value("currentMetrics", json::array());
+    std::string targets;
+    const std::size_t shown = std::min<std::size_t>(metrics.size(), 2);
+    for (std::size_t i = 0; i < shown; ++i) {
+      if (!targets.empty()) targets += ", ";
+      targets += formatMetric(metrics[i], i < current.size() ? &current[i] : nullptr);
+    }
+    if (metrics.size() > 2) targets += " + " + std::to_string(metrics.size() - 2) + " more...";
+    if (metrics.empty()) targets = "<none>";
+    const auto minReplicas = integerAt(internal, "/spec/minReplicas"_json_pointer);
+    return json::array({stringAt(internal, "/metadata/name"), ref.value("kind", "") + "/" + ref.value("name", ""), targets,
+                        minReplicas ? std::to_string(*minReplicas) : "<unset>",
+                        integerAt(internal, "/spec/maxReplicas"_json_pointer).value_or(0),
+                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now)});
+  }
+
+ private:
+  static void defaultRules(json& rules, int stabilization, const json& policies) {
+    if (!rules.is_object()) rules = json::object();
+    if (!rules.contains("stabilizationWindowSeconds")) rules["stabilizationWindowSeconds"] = stabilization;
+    if (!rules.contains("selectPolicy")) rules["selectPolicy"] = "Max";
+    if (!rules.contains("policies")) rules["policies"] = policies;
+  }
+
+  static void validateMetric(const json& metric, const std::string& path, std::vector<StatusCause>& causes) {
+    static const std::vector<std::string> kTypes = {"ContainerResource", "External", "Object", "Pods", "Resource"};
+    const std::string type = metric.value("type", "");
+    if (type.empty()) {
+      causes.push_back(fieldRequired(path + ".type"));
+      return;
+    }
+    if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end()) {
+      causes.push_back(fieldNotSupported(path + ".type", type, kTypes));
+      return;
+    }
+    if (type != "Resource") return;
+    const json resource = metric.value("resource", json::object());
+    if (resource.value("name", "").empty()) causes.push_back(fieldRequired(path + ".resource.name"));
+    const json target = resource.value("target", json::object());
+    const std::string targetType = target.value("type", "");
+    if (targetType == "Utilization") {
+      const auto utilization = integerAt(target, "/averageUtilization"_json_pointer);
+      if (!utilization) causes.push_back(fieldRequired(path + ".resource.target.averageUtilization"));
+      else if (*utilization < 1)
+        causes.push_back(fieldInvalid(path + ".resource.target.averageUtilization", *utilization, "must be greater than 0"));
+    } else if (targetType != "AverageValue" && targetType != "Value") {
+      causes.push_back(targetType.empty() ? fieldRequired(path + ".resource.target.type")
+                                          : fieldNotSupported(path + ".resource.target.type", targetType,
+                                                              {"AverageValue", "Utilization", "Value"}));
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ResourceType> horizontalPodAutoscalerType() {
+  return std::make_shared<HorizontalPodAutoscalerType>();
+}
+
+}  // namespace fedhpa::api

@@ -1,0 +1,41 @@
+// A small description of a served type's fields, written once per type and version. From it come
+// the unknown-field list (fieldValidation), the JSON type checks of request bodies, and the
+// OpenAPI v3 schemas, so no field list is written twice.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace fedhpa::api {
+
+struct Schema {
+  enum class Type { Object, Array, Map, String, Integer, Number, Boolean, IntOrString, Any };
+  Type type = Type::Any;
+  std::map<std::string, Schema> properties;  // Object
+  std::vector<Schema> element;               // Array items / Map values: exactly one entry
+
+  static Schema object(std::map<std::string, Schema> properties);
+  static Schema arrayOf(Schema element);
+  static Schema mapOf(Schema element);
+  static Schema string();
+  static Schema integer();
+  static Schema number();
+  static Schema boolean();
+  static Schema intOrString();
+  static Schema any();
+};
+
+// The object every served type shares: apiVersion, kind, metadata (ObjectMeta), plus its own fields.
+Schema topLevel(std::map<std::string, Schema> fields);
+Schema labelSelectorSchema();
+Schema conditionsSchema();
+
+// "spec.foo", "spec.metrics[0].resource.foo": fields the schema does not declare.
+std::vector<std::string> unknownFields(const nlohmann::json& value, const Schema& schema);
+// "spec.maxReplicas: expected integer, got string": values of the wrong JSON type.
+std::vector<std::string> typeErrors(const nlohmann::json& value, const Schema& schema);
+nlohmann::json toOpenApi(const Schema& schema);
+
+}  // namespace fedhpa::api

@@ -1,0 +1,18 @@
+// The served types, one factory each; federationResources() (resource.h) lists them all.
+#pragma once
+
+#include <memory>
+
+#include "federation/api/hpa_type.h"
+#include "federation/api/resource.h"
+
+namespace fedhpa::api {
+
+std::shared_ptr<const ResourceType> deploymentType();
+std::shared_ptr<const ResourceType> clusterType();
+std::shared_ptr<const ResourceType> namespaceType();
+std::shared_ptr<const ResourceType> secretType();
+std::shared_ptr<const ResourceType> eventType();
+std::shared_ptr<const ResourceType> leaseType();
+
+}  // namespace fedhpa::api

@@ -1,0 +1,197 @@
+#include "federation/apiserver/api_server.h"
+
+#include <chrono>
+
+#include "federation/api/discovery.h"
+#include "federation/api/openapi.h"
+#include "federation/apiserver/metrics.h"
+#include "federation/apiserver/object_meta.h"
+#include "federation/apiserver/request_decoding.h"
+#include "federation/apiserver/request_info.h"
+#include "federation/apiserver/rest_handler.h"
+#include "federation/common/logging.h"
+
+namespace fedhpa::apiserver {
+
+using nlohmann::json;
+
+namespace {
+
+const json& versionInfo() {
+  static const json info = {{"major", "1"},
+                            {"minor", "32"},
+                            {"gitVersion", "v1.32.0"},
+                            {"gitCommit", "0000000000000000000000000000000000000000"},
+                            {"gitTreeState", "clean"},
+                            {"buildDate", "2025-01-01T00:00:00Z"},
+                            {"goVersion", "go1.23.0"},
+                            {"compiler", "gc"},
+                            {"platform", "linux/amd64"}};
+  return info;
+}
+
+http::Response textResponse(int status, std::string body, const std::string& contentType = "text/plain; charset=utf-8") {
+  http::Response response;
+  response.status = status;
+  response.headers.emplace("Content-Type", contentType);
+  response.body = std::move(body);
+  return response;
+}
+
+bool wantsAggregatedDiscovery(const http::Request& request) {
+  const std::string accept = request.header("Accept").value_or("");
+  return accept.find("as=APIGroupDiscoveryList") != std::string::npos &&
+         accept.find("g=apidiscovery.k8s.io") != std::string::npos;
+}
+
+http::Response aggregatedResponse(const json& body) {
+  http::Response response = jsonResponse(200, body);
+  response.headers.erase("Content-Type");
+  response.headers.emplace("Content-Type", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+  return response;
+}
+
+// A Responder that remembers the status code for the metrics and the access log.
+class RecordingResponder : public http::Responder {
+ public:
+  explicit RecordingResponder(std::shared_ptr<http::Responder> inner) : inner_(std::move(inner)) {}
+  void respond(http::Response response) override {
+    code_ = response.status;
+    inner_->respond(std::move(response));
+  }
+  std::shared_ptr<http::ResponseStream> stream(int status, http::Headers headers) override {
+    code_ = status;
+    return inner_->stream(status, std::move(headers));
+  }
+  int code() const { return code_; }
+
+ private:
+  std::shared_ptr<http::Responder> inner_;
+  int code_ = 0;
+};
+
+}  // namespace
+
+class ApiServer::Dispatcher : public http::Handler {
+ public:
+  Dispatcher(storage::Storage& storage, std::vector<std::shared_ptr<const api::ResourceType>> resources)
+      : resources_(std::move(resources)), rest_(storage, resources_, watches_) {}
+
+  void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
+    const auto started = std::chrono::steady_clock::now();
+    auto recording = std::make_shared<RecordingResponder>(responder);
+    const auto info = parseResourceRequest(request);
+    std::string verb = request.method;
+    std::string resource = request.path;
+    try {
+      if (info) {
+        verb = info->verb;
+        resource = info->subresource.empty() ? info->resource : info->resource + "/" + info->subresource;
+        rest_.handle(*info, request, recording);
+        if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
+          deleteNamespaceContents(info->name);
+      } else {
+        recording->respond(handleNonResource(request));
+      }
+    } catch (const api::ApiError& error) {
+      recording->respond(jsonResponse(error.code(), error.toStatus()));
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "internal error serving " << request.method << " " << request.path << ": " << error.what();
+      const auto internal = api::ApiError::internal(error.what());
+      recording->respond(jsonResponse(internal.code(), internal.toStatus()));
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    metrics_.observe(verb, resource, recording->code(), seconds);
+  }
+
+  void stopWatches() { watches_.stopAll(); }
+  RestHandler& rest() { return rest_; }
+
+ private:
+  http::Response handleNonResource(const http::Request& request) {
+    const std::string& path = request.path;
+    if (request.method != "GET" && request.method != "HEAD")
+      throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+    if (path == "/version") return jsonResponse(200, versionInfo());
+    if (path == "/healthz" || path == "/livez" || path == "/readyz") return textResponse(200, "ok");
+    if (path == "/metrics") return textResponse(200, metrics_.render(watches_.size()), "text/plain; version=0.0.4");
+    if (path == "/api") {
+      if (wantsAggregatedDiscovery(request)) return aggregatedResponse(api::aggregatedDiscovery(resources_, true));
+      return jsonResponse(200, api::legacyApiVersions());
+    }
+    if (path == "/apis") {
+      if (wantsAggregatedDiscovery(request)) return aggregatedResponse(api::aggregatedDiscovery(resources_, false));
+      return jsonResponse(200, api::legacyGroupList(resources_));
+    }
+    if (path == "/api/v1") return jsonResponse(200, api::legacyResourceList(resources_, "", "v1"));
+    if (path.rfind("/apis/", 0) == 0) {
+      const std::string rest = path.substr(6);
+      const auto slash = rest.find('/');
+      if (slash == std::string::npos) {
+        if (auto group = api::legacyGroup(resources_, rest)) return jsonResponse(200, *group);
+      } else if (rest.find('/', slash + 1) == std::string::npos) {
+        const std::string group = rest.substr(0, slash);
+        const std::string version = rest.substr(slash + 1);
+        const json list = api::legacyResourceList(resources_, group, version);
+        if (!list["resources"].empty()) return jsonResponse(200, list);
+      }
+    }
+    if (path == "/openapi/v3") return jsonResponse(200, api::openApiRoot(resources_));
+    if (path.rfind("/openapi/v3/", 0) == 0) {
+      if (auto document = api::openApiDocument(resources_, path.substr(12))) return jsonResponse(200, *document);
+    }
+    // /openapi/v2 included: kubectl then trusts the v3 document's fieldValidation (kubectl-wire.md 2.3).
+    throw api::ApiError::pathNotFound(path);
+  }
+
+  // kube-apiserver's namespace controller empties a deleted namespace; here the delete does it.
+  void deleteNamespaceContents(const std::string& namespaceName) {
+    for (const auto& type : resources_) {
+      if (!type->names().namespaced) continue;
+      ResourceStore* store = rest_.find(type->names().group, type->names().resource);
+      const ListPage page = store->list({namespaceName, {}, std::nullopt, ""});
+      for (const auto& item : page.items) {
+        try {
+          store->remove(namespaceName, metaString(item, "name"), {});
+        } catch (const api::ApiError& error) {
+          if (error.code() != 404) FEDHPA_LOG(warning) << "namespace " << namespaceName << ": " << error.what();
+        }
+      }
+    }
+  }
+
+  std::vector<std::shared_ptr<const api::ResourceType>> resources_;
+  WatchRegistry watches_;
+  RestHandler rest_;
+  RequestMetrics metrics_;
+};
+
+ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
+                     std::vector<std::shared_ptr<const api::ResourceType>> resources, ApiServerOptions options)
+    : storage_(std::move(storage)),
+      dispatcher_(std::make_shared<Dispatcher>(*storage_, std::move(resources))),
+      options_(std::move(options)) {
+  if (ResourceStore* namespaces = dispatcher_->rest().find("", "namespaces")) {
+    for (const auto& name : options_.initialNamespaces) {
+      try {
+        namespaces->create("", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}, false);
+      } catch (const api::ApiError& error) {
+        if (error.code() != 409) throw;  // already there from an earlier run
+      }
+    }
+  }
+}
+
+ApiServer::~ApiServer() { stop(); }
+
+std::uint16_t ApiServer::start() {
+  server_ = std::make_unique<http::Server>(options_.http, dispatcher_);
+  return server_->start();
+}
+
+void ApiServer::stop() {
+  dispatcher_->stopWatches();
+  if (server_) server_->stop();
+}
+
+}  // namespace fedhpa::apiserver

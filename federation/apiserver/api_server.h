@@ -1,0 +1,38 @@
+// fedhpa's Kubernetes-compatible API server, as a library: storage + served resources + HTTP.
+// `fedhpa apiserver` runs it over SQLite; the member-cluster simulator runs it in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "federation/api/resource.h"
+#include "federation/apiserver/http/server.h"
+#include "federation/storage/storage.h"
+
+namespace fedhpa::apiserver {
+
+struct ApiServerOptions {
+  http::ServerOptions http;
+  // Namespaces that exist from the start, as kube-apiserver creates default, kube-system, kube-public.
+  std::vector<std::string> initialNamespaces = {"default", "kube-system", "kube-public", "federation-system"};
+};
+
+class ApiServer {
+ public:
+  ApiServer(std::unique_ptr<storage::Storage> storage, std::vector<std::shared_ptr<const api::ResourceType>> resources,
+            ApiServerOptions options);
+  ~ApiServer();
+
+  std::uint16_t start();  // returns the bound port
+  void stop();
+
+ private:
+  class Dispatcher;
+  std::unique_ptr<storage::Storage> storage_;
+  std::shared_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<http::Server> server_;
+  ApiServerOptions options_;
+};
+
+}  // namespace fedhpa::apiserver

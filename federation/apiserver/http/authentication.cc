@@ -1,0 +1,74 @@
+#include "federation/apiserver/http/authentication.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fedhpa::apiserver::http {
+
+namespace {
+
+// One CSV line: fields separated by commas, a field may be quoted to hold commas.
+std::vector<std::string> csvFields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.emplace_back();
+    else if (c != '\r') fields.back() += c;
+  }
+  return fields;
+}
+
+std::vector<std::string> splitGroups(const std::string& text) {
+  std::vector<std::string> groups;
+  std::stringstream stream(text);
+  std::string group;
+  while (std::getline(stream, group, ','))
+    if (!group.empty()) groups.push_back(group);
+  return groups;
+}
+
+}  // namespace
+
+TokenAuthenticator TokenAuthenticator::fromFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("--token-auth-file " + path + ": cannot be read");
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return fromCsv(contents.str(), path);
+}
+
+TokenAuthenticator TokenAuthenticator::fromCsv(const std::string& csv, const std::string& source) {
+  TokenAuthenticator authenticator;
+  std::stringstream lines(csv);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.empty() || line == "\r" || line[0] == '#') continue;
+    const auto fields = csvFields(line);
+    if (fields.size() < 3 || fields[0].empty() || fields[1].empty())
+      throw std::runtime_error(source + ":" + std::to_string(number) + ": want token,user,uid[,\"groups\"]");
+    UserInfo user{fields[1], fields[2], fields.size() > 3 ? splitGroups(fields[3]) : std::vector<std::string>{}};
+    user.groups.push_back("system:authenticated");
+    authenticator.users_[fields[0]] = user;
+  }
+  return authenticator;
+}
+
+std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& authorizationHeader) const {
+  static const std::string kBearer = "Bearer ";
+  if (authorizationHeader.compare(0, kBearer.size(), kBearer) != 0) return std::nullopt;
+  const auto it = users_.find(authorizationHeader.substr(kBearer.size()));
+  if (it == users_.end()) return std::nullopt;
+  return it->second;
+}
+
+UserInfo userFromSubject(const std::string& commonName, const std::vector<std::string>& organizations) {
+  UserInfo user{commonName, "", organizations};
+  user.groups.push_back("system:authenticated");
+  return user;
+}
+
+}  // namespace fedhpa::apiserver::http

@@ -1,0 +1,216 @@
+#include "federation/apiserver/request_decoding.h"
+
+#include "federation/api/machinery/protobuf.h"
+#include "federation/api/machinery/selectors.h"
+#include "federation/apiserver/field_selectors.h"
+#include "federation/apiserver/object_meta.h"
+
+namespace fedhpa::apiserver {
+
+using nlohmann::json;
+
+namespace {
+
+std::string mediaTypeOf(const std::string& contentType) {
+  std::string type = contentType.substr(0, contentType.find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type;
+}
+
+std::vector<std::string> splitAccept(const std::string& accept) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= accept.size()) {
+    const std::size_t comma = accept.find(',', start);
+    std::string part = accept.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+    if (!part.empty()) parts.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+// "spec.metrics[0].resource" -> {"spec", "metrics", 0, "resource"}
+struct PathStep {
+  std::string key;
+  std::optional<std::size_t> index;
+};
+
+std::vector<PathStep> parseFieldPath(const std::string& path) {
+  std::vector<PathStep> steps;
+  std::string token;
+  auto flush = [&] {
+    if (!token.empty()) steps.push_back({token, std::nullopt});
+    token.clear();
+  };
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (c == '.') {
+      flush();
+    } else if (c == '[') {
+      flush();
+      const std::size_t close = path.find(']', i);
+      if (close == std::string::npos) break;
+      steps.push_back({"", std::stoul(path.substr(i + 1, close - i - 1))});
+      i = close;
+    } else {
+      token += c;
+    }
+  }
+  flush();
+  return steps;
+}
+
+}  // namespace
+
+json decodeObjectBody(const http::Request& request) {
+  const std::string mediaType = mediaTypeOf(request.header("Content-Type").value_or("application/json"));
+  if (mediaType == "application/vnd.kubernetes.protobuf") {
+    try {
+      return api::machinery::decodeKubernetesProtobuf(request.body);
+    } catch (const std::exception& error) {
+      throw api::ApiError::badRequest(std::string("the body of the request could not be decoded: ") + error.what());
+    }
+  }
+  if (mediaType != "application/json" && !mediaType.empty())
+    throw api::ApiError::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: application/json, "
+        "application/vnd.kubernetes.protobuf");
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded())
+    throw api::ApiError::badRequest("the body of the request is not valid JSON");
+  if (!body.is_object()) throw api::ApiError::badRequest("the body of the request must be a JSON object");
+  return body;
+}
+
+std::vector<std::string> admitBody(json& served, const api::ResourceType& type, const std::string& version,
+                                   FieldValidation validation) {
+  const auto& names = type.names();
+  const std::string expectedApiVersion = names.apiVersion(version);
+  const std::string apiVersion = served.value("apiVersion", std::string());
+  const std::string kind = served.value("kind", std::string());
+  if (!apiVersion.empty() && apiVersion != expectedApiVersion)
+    throw api::ApiError::badRequest("the API version in the data (" + apiVersion +
+                                    ") does not match the expected API version (" + expectedApiVersion + ")");
+  if (!kind.empty() && kind != names.kind)
+    throw api::ApiError::badRequest("the kind in the data (" + kind + ") does not match the expected kind (" +
+                                    names.kind + ")");
+  served["apiVersion"] = expectedApiVersion;
+  served["kind"] = names.kind;
+
+  const auto wrongTypes = type.typeErrors(served, version);
+  if (!wrongTypes.empty())
+    throw api::ApiError::badRequest(names.kind + " in version " + json(version).dump() + " cannot be handled as a " +
+                                    names.kind + ": " + wrongTypes.front());
+  std::vector<std::string> warnings;
+  const auto unknown = type.unknownFields(served, version);
+  if (unknown.empty()) return warnings;
+  if (validation == FieldValidation::Strict) {
+    std::string list;
+    for (const auto& field : unknown) list += (list.empty() ? "" : ", ") + std::string("unknown field ") + json(field).dump();
+    throw api::ApiError::badRequest(names.kind + " in version " + json(version).dump() + " cannot be handled as a " +
+                                    names.kind + ": strict decoding error: " + list);
+  }
+  // Unknown fields are never stored; deepest first so indices stay valid.
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) eraseFieldPath(served, *it);
+  if (validation == FieldValidation::Warn)
+    for (const auto& field : unknown) warnings.push_back("unknown field " + json(field).dump());
+  return warnings;
+}
+
+FieldValidation fieldValidationOf(const http::Request& request) {
+  const std::string value = request.queryParam("fieldValidation").value_or("");
+  if (value.empty() || value == "Warn") return FieldValidation::Warn;
+  if (value == "Strict") return FieldValidation::Strict;
+  if (value == "Ignore") return FieldValidation::Ignore;
+  throw api::ApiError::badRequest("fieldValidation: Invalid value: " + json(value).dump() +
+                                  ": fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\"");
+}
+
+bool dryRunOf(const http::Request& request) {
+  bool dryRun = false;
+  for (auto [it, end] = request.query.equal_range("dryRun"); it != end; ++it) {
+    if (it->second != "All")
+      throw api::ApiError::badRequest("dryRun: Unsupported value: " + json(it->second).dump() +
+                                      ": supported values: \"All\"");
+    dryRun = true;
+  }
+  return dryRun;
+}
+
+std::optional<IncludeObject> tableRequested(const http::Request& request) {
+  const auto accept = request.header("Accept");
+  if (!accept || accept->empty()) return std::nullopt;
+  bool jsonAcceptable = false;
+  for (const auto& part : splitAccept(*accept)) {
+    const std::string mediaType = mediaTypeOf(part);
+    const bool asTable = part.find("as=Table") != std::string::npos && part.find("g=meta.k8s.io") != std::string::npos;
+    if (asTable && mediaType == "application/json")
+      return parseIncludeObject(request.queryParam("includeObject").value_or(""));
+    if (part.find("as=") != std::string::npos) continue;  // another meta type (PartialObjectMetadata): not offered
+    if (mediaType == "application/json" || mediaType == "*/*" || mediaType == "application/*") jsonAcceptable = true;
+  }
+  if (!jsonAcceptable)
+    throw api::ApiError::notAcceptable("the server was unable to respond with a content type that the client supports");
+  return std::nullopt;
+}
+
+std::function<bool(const json&)> selectorFilter(const http::Request& request, const api::ResourceType& type) {
+  const std::string labelText = request.queryParam("labelSelector").value_or("");
+  const std::string fieldText = request.queryParam("fieldSelector").value_or("");
+  if (labelText.empty() && fieldText.empty()) return {};
+  std::optional<api::machinery::LabelSelector> labels;
+  std::optional<api::machinery::FieldSelector> fields;
+  try {
+    if (!labelText.empty()) labels = api::machinery::LabelSelector::parse(labelText);
+    if (!fieldText.empty()) fields = api::machinery::FieldSelector::parse(fieldText);
+  } catch (const std::exception& error) {
+    throw api::ApiError::badRequest(error.what());
+  }
+  if (fields)
+    for (const auto& field : fields->fields())
+      if (!isSelectableField(type.names(), field))
+        throw api::ApiError::badRequest("field label not supported: " + field);
+  const auto& names = type.names();
+  return [labels, fields, &names](const json& object) {
+    if (labels && !labels->matches(labelsOf(object))) return false;
+    if (fields && !fields->matches([&](const std::string& field) { return selectableFieldValue(names, object, field); }))
+      return false;
+    return true;
+  };
+}
+
+void eraseFieldPath(json& object, const std::string& path) {
+  const auto steps = parseFieldPath(path);
+  json* node = &object;
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+    const auto& step = steps[i];
+    if (step.index) {
+      if (!node->is_array() || *step.index >= node->size()) return;
+      node = &(*node)[*step.index];
+    } else {
+      if (!node->is_object() || !node->contains(step.key)) return;
+      node = &(*node)[step.key];
+    }
+  }
+  if (steps.empty()) return;
+  const auto& last = steps.back();
+  if (last.index && node->is_array() && *last.index < node->size()) node->erase(*last.index);
+  if (!last.index && node->is_object()) node->erase(last.key);
+}
+
+void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) headers.emplace("Warning", "299 - " + json(warning).dump());
+}
+
+http::Response jsonResponse(int status, const json& body) {
+  http::Response response;
+  response.status = status;
+  response.headers.emplace("Content-Type", "application/json");
+  response.body = body.dump();
+  return response;
+}
+
+}  // namespace fedhpa::apiserver

@@ -1,0 +1,47 @@
+// Turning an HTTP request into what the REST verbs need: the body as a JSON object in the URL's
+// version, the unknown fields it carries (handled per fieldValidation), dryRun, the wanted
+// response form (object or Table), and label/field selectors as one predicate.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "federation/api/resource.h"
+#include "federation/apiserver/http/http_types.h"
+#include "federation/apiserver/table.h"
+
+namespace fedhpa::apiserver {
+
+enum class FieldValidation { Ignore, Warn, Strict };
+
+// application/json (or none), application/vnd.kubernetes.protobuf; 415 for anything else.
+nlohmann::json decodeObjectBody(const http::Request& request);
+
+// Checks apiVersion/kind against the URL (filling them in when absent) and applies fieldValidation:
+// Strict -> 400 listing the unknown fields; Warn -> the fields are dropped and returned as warnings;
+// Ignore -> dropped silently.
+std::vector<std::string> admitBody(nlohmann::json& served, const api::ResourceType& type, const std::string& version,
+                                   FieldValidation validation);
+
+FieldValidation fieldValidationOf(const http::Request& request);  // default Warn, as kube-apiserver
+bool dryRunOf(const http::Request& request);                        // dryRun=All; 400 on other values
+
+// The Table the client asked for through Accept, or nullopt for plain JSON. 406 when Accept
+// allows nothing this server can produce.
+std::optional<IncludeObject> tableRequested(const http::Request& request);
+
+// label and field selectors from the query; fields must be ones the resource supports (400 otherwise).
+std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& request, const api::ResourceType& type);
+
+// Removes the field at a path like "spec.metrics[0].resource.foo".
+void eraseFieldPath(nlohmann::json& object, const std::string& path);
+
+// A response header for each warning, as kube-apiserver writes them: 299 - "text".
+void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings);
+
+http::Response jsonResponse(int status, const nlohmann::json& body);
+
+}  // namespace fedhpa::apiserver

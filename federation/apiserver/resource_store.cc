@@ -1,0 +1,358 @@
+#include "federation/apiserver/resource_store.h"
+
+#include <algorithm>
+
+#include "federation/apiserver/object_meta.h"
+
+namespace fedhpa::apiserver {
+
+namespace {
+
+using storage::StorageError;
+
+constexpr int kUpdateAttempts = 16;
+constexpr const char* kOrphanFinalizer = "orphan";
+
+// The continue token carries the revision the first page was read at and the last key returned,
+// so every page of one list shows the store as it was at the same moment (kube-apiserver does the same).
+struct ContinuePoint {
+  storage::Revision revision;
+  std::string startAfterKey;
+};
+
+std::string encodeContinue(const ContinuePoint& point) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const std::string raw = json{{"rv", point.revision}, {"start", point.startAfterKey}}.dump();
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (unsigned char c : raw) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kAlphabet[(buffer >> bits) & 63];
+    }
+  }
+  if (bits > 0) out += kAlphabet[(buffer << (6 - bits)) & 63];
+  return out;
+}
+
+ContinuePoint decodeContinue(const std::string& token) {
+  std::string raw;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : token) {
+    int value;
+    if (c >= 'A' && c <= 'Z') value = c - 'A';
+    else if (c >= 'a' && c <= 'z') value = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') value = c - '0' + 52;
+    else if (c == '-') value = 62;
+    else if (c == '_') value = 63;
+    else throw api::ApiError::badRequest("invalid continue token");
+    buffer = (buffer << 6) | static_cast<unsigned>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      raw += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  const json parsed = json::parse(raw, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() ||
+      !parsed.contains("start") || !parsed["start"].is_string())
+    throw api::ApiError::badRequest("invalid continue token");
+  return {parsed["rv"].get<storage::Revision>(), parsed["start"].get<std::string>()};
+}
+
+[[noreturn]] void throwUnavailable(const StorageError& error) {
+  throw api::ApiError::internal("storage: " + std::string(error.what()));
+}
+
+json withoutResourceVersion(json object) {
+  if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
+  return object;
+}
+
+}  // namespace
+
+ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
+                             NamespaceAdmission namespaceAdmission)
+    : type_(std::move(type)), storage_(storage), namespaceAdmission_(std::move(namespaceAdmission)) {}
+
+std::string ResourceStore::keyPrefix(const std::string& namespaceName) const {
+  const auto& names = type_->names();
+  std::string prefix = "/registry/" + (names.group.empty() ? std::string("core") : names.group) + "/" +
+                       names.resource + "/";
+  if (names.namespaced && !namespaceName.empty()) prefix += namespaceName + "/";
+  return prefix;
+}
+
+std::string ResourceStore::key(const std::string& namespaceName, const std::string& name) const {
+  return keyPrefix(namespaceName) + name;
+}
+
+json ResourceStore::decode(const storage::KeyValue& kv) const {
+  json object = json::parse(kv.value);
+  object["metadata"]["resourceVersion"] = std::to_string(kv.modRevision);
+  return object;
+}
+
+std::string ResourceStore::encode(const json& object) const { return withoutResourceVersion(object).dump(); }
+
+void ResourceStore::validateOrThrow(const json& object, const json* old) const {
+  auto causes = type_->validate(object, old);
+  if (!causes.empty())
+    throw api::ApiError::invalid(type_->names().group, type_->names().kind, metaString(object, "name"),
+                                 std::move(causes));
+}
+
+json ResourceStore::create(const std::string& namespaceName, json object, bool dryRun) {
+  const auto& names = type_->names();
+  if (!object.is_object()) throw api::ApiError::badRequest("the body of the request must be an object");
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  if (names.namespaced) {
+    const std::string bodyNamespace = metaString(object, "namespace");
+    if (!bodyNamespace.empty() && bodyNamespace != namespaceName)
+      throw api::ApiError::badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    meta["namespace"] = namespaceName;
+  } else {
+    meta.erase("namespace");
+  }
+  if (!metaString(object, "resourceVersion").empty())
+    throw api::ApiError::badRequest("resourceVersion should not be set on objects to be created");
+  const bool generated = metaString(object, "name").empty() && !metaString(object, "generateName").empty();
+  if (generated) meta["name"] = generateNameFrom(metaString(object, "generateName"));
+  if (metaString(object, "name").empty())
+    throw api::ApiError::invalid(names.group, names.kind, "", {api::fieldRequired("metadata.name")});
+
+  meta["uid"] = newUid();
+  meta["creationTimestamp"] = rfc3339Now(api::Clock::now());
+  meta["generation"] = 1;
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+  meta.erase("selfLink");
+  if (type_->hasStatusSubresource()) object.erase("status");
+  type_->applyDefaults(object);
+  validateOrThrow(object, nullptr);
+  if (names.namespaced && namespaceAdmission_) namespaceAdmission_(namespaceName);
+  if (dryRun) return object;
+
+  try {
+    return decode(storage_.create(key(namespaceName, metaString(object, "name")), encode(object)));
+  } catch (const StorageError& error) {
+    if (error.code() == StorageError::Code::AlreadyExists)
+      throw api::ApiError::alreadyExists(names.groupResource(), metaString(object, "name"));
+    throwUnavailable(error);
+  }
+}
+
+json ResourceStore::get(const std::string& namespaceName, const std::string& name) {
+  try {
+    const auto kv = storage_.get(key(namespaceName, name));
+    if (!kv) throw api::ApiError::notFound(type_->names().groupResource(), name);
+    return decode(*kv);
+  } catch (const StorageError& error) {
+    throwUnavailable(error);
+  }
+}
+
+ListPage ResourceStore::list(const ListRequest& request) {
+  storage::ListOptions options;
+  options.prefix = keyPrefix(request.namespaceName);
+  if (!request.continueToken.empty()) {
+    const ContinuePoint point = decodeContinue(request.continueToken);
+    options.atRevision = point.revision;
+    options.startAfterKey = point.startAfterKey;
+  }
+  ListPage page;
+  try {
+    // Selectors apply before the limit, so keep reading until the page is full or the keys end.
+    for (;;) {
+      if (request.limit) options.limit = *request.limit - page.items.size();
+      const storage::ListResult result = storage_.list(options);
+      options.atRevision = result.revision;
+      for (const auto& kv : result.items) {
+        json object = decode(kv);
+        if (!request.filter || request.filter(object)) page.items.push_back(std::move(object));
+      }
+      if (!result.items.empty()) options.startAfterKey = result.items.back().key;
+      page.resourceVersion = std::to_string(result.revision);
+      if (!result.more) break;
+      if (request.limit && page.items.size() >= *request.limit) {
+        page.continueToken = encodeContinue({result.revision, options.startAfterKey});
+        break;
+      }
+    }
+  } catch (const StorageError& error) {
+    if (error.code() == StorageError::Code::Expired)
+      throw api::ApiError::expired(
+          "The provided continue parameter is too old to display a consistent list result. You can start a new "
+          "list without the continue parameter, or use the continue token in this response to retrieve the "
+          "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
+          "that were created, modified, or deleted between the time the first chunk was returned and now may "
+          "show up in the list.");
+    throwUnavailable(error);
+  }
+  return page;
+}
+
+json ResourceStore::prepareUpdate(const json& current, json proposed, Subresource subresource) const {
+  if (!proposed.is_object()) throw api::ApiError::badRequest("the body of the request must be an object");
+  const auto& names = type_->names();
+  const auto proposedVersion = resourceVersionOf(proposed);
+  const auto currentVersion = resourceVersionOf(current);
+  if (proposedVersion && proposedVersion != currentVersion)
+    throw api::ApiError::staleResourceVersion(names.groupResource(), metaString(current, "name"));
+  if (!proposed["metadata"].is_object()) proposed["metadata"] = json::object();
+  const std::string proposedName = metaString(proposed, "name");
+  if (!proposedName.empty() && proposedName != metaString(current, "name"))
+    throw api::ApiError::badRequest("the name of the object (" + proposedName +
+                                    ") does not match the name on the URL (" + metaString(current, "name") + ")");
+
+  json next;
+  if (subresource == Subresource::Status) {
+    // A write to /status changes the status and nothing else.
+    next = current;
+    if (proposed.contains("status")) next["status"] = proposed["status"];
+    else next.erase("status");
+  } else {
+    next = std::move(proposed);
+    if (type_->hasStatusSubresource()) {
+      if (current.contains("status")) next["status"] = current["status"];
+      else next.erase("status");
+    }
+    for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                              "generation", "name", "namespace"}) {
+      if (current["metadata"].contains(field)) next["metadata"][field] = current["metadata"][field];
+      else next["metadata"].erase(field);
+    }
+    next["metadata"].erase("selfLink");
+  }
+  next["apiVersion"] = current["apiVersion"];
+  next["kind"] = current["kind"];
+  next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+  type_->applyDefaults(next);
+
+  if (isBeingDeleted(current)) {
+    const auto before = finalizersOf(current);
+    for (const auto& finalizer : finalizersOf(next))
+      if (std::find(before.begin(), before.end(), finalizer) == before.end())
+        throw api::ApiError::invalid(names.group, names.kind, metaString(current, "name"),
+                                     {api::fieldInvalid("metadata.finalizers", finalizer,
+                                                        "no new finalizers can be added if the object is being deleted")});
+  }
+  validateOrThrow(next, &current);
+  if (specDiffers(next, current))
+    next["metadata"]["generation"] = current["metadata"].value("generation", std::int64_t{0}) + 1;
+  return next;
+}
+
+json ResourceStore::commitUpdate(const storage::KeyValue& currentKv, const json& current, const json& next,
+                                 bool dryRun) {
+  if (next == current) return current;  // a no-op write keeps the resourceVersion
+  // The last finalizer of an object being deleted is gone: the deletion completes now.
+  if (isBeingDeleted(next) && finalizersOf(next).empty()) {
+    if (dryRun) return next;
+    storage_.remove(currentKv.key, currentKv.modRevision);
+    return next;
+  }
+  if (dryRun) return next;
+  return decode(storage_.update(currentKv.key, encode(next), currentKv.modRevision));
+}
+
+json ResourceStore::update(const std::string& namespaceName, const std::string& name, const Transform& transform,
+                           Subresource subresource, bool dryRun) {
+  const auto& names = type_->names();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      const auto currentKv = storage_.get(key(namespaceName, name));
+      if (!currentKv) throw api::ApiError::notFound(names.groupResource(), name);
+      const json current = decode(*currentKv);
+      const json next = prepareUpdate(current, transform(current), subresource);
+      return commitUpdate(*currentKv, current, next, dryRun);
+    } catch (const StorageError& error) {
+      // Someone wrote between our read and our write; a proposal without a resourceVersion is
+      // recomputed from the new state (kube-apiserver's GuaranteedUpdate), up to a bound.
+      const bool retryable = error.code() == StorageError::Code::Conflict ||
+                             error.code() == StorageError::Code::NotFound;
+      if (!retryable) throwUnavailable(error);
+      if (attempt + 1 >= kUpdateAttempts) throw api::ApiError::staleResourceVersion(names.groupResource(), name);
+    }
+  }
+}
+
+DeleteResult ResourceStore::remove(const std::string& namespaceName, const std::string& name,
+                                   const DeleteOptions& options) {
+  const auto& names = type_->names();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      const auto currentKv = storage_.get(key(namespaceName, name));
+      if (!currentKv) throw api::ApiError::notFound(names.groupResource(), name);
+      const json current = decode(*currentKv);
+      if (options.preconditionUid && *options.preconditionUid != metaString(current, "uid"))
+        throw api::ApiError::conflict(names.groupResource(), name,
+                                      "Precondition failed: UID in precondition: " + *options.preconditionUid +
+                                          ", UID in object meta: " + metaString(current, "uid"));
+      if (options.preconditionResourceVersion &&
+          *options.preconditionResourceVersion != metaString(current, "resourceVersion"))
+        throw api::ApiError::conflict(names.groupResource(), name,
+                                      "Precondition failed: ResourceVersion in precondition: " +
+                                          *options.preconditionResourceVersion + ", ResourceVersion in object meta: " +
+                                          metaString(current, "resourceVersion"));
+
+      auto finalizers = finalizersOf(current);
+      const auto orphan = std::find(finalizers.begin(), finalizers.end(), kOrphanFinalizer);
+      if (options.propagationPolicy == PropagationPolicy::Orphan && orphan == finalizers.end())
+        finalizers.push_back(kOrphanFinalizer);
+      else if (options.propagationPolicy && *options.propagationPolicy != PropagationPolicy::Orphan &&
+               orphan != finalizers.end())
+        finalizers.erase(orphan);
+
+      if (finalizers.empty()) {
+        if (!options.dryRun) storage_.remove(currentKv->key, currentKv->modRevision);
+        return {current, true};
+      }
+      // Finalizers pending: mark the object and leave it, visible, until they are all removed.
+      json next = current;
+      setFinalizers(next, finalizers);
+      if (!isBeingDeleted(next)) {
+        next["metadata"]["deletionTimestamp"] = rfc3339Now(api::Clock::now());
+        next["metadata"]["deletionGracePeriodSeconds"] = 0;
+        next["metadata"]["generation"] = current["metadata"].value("generation", std::int64_t{0}) + 1;
+      }
+      return {commitUpdate(*currentKv, current, next, options.dryRun), false};
+    } catch (const StorageError& error) {
+      const bool retryable = error.code() == StorageError::Code::Conflict;
+      if (!retryable && error.code() == StorageError::Code::NotFound)
+        throw api::ApiError::notFound(names.groupResource(), name);
+      if (!retryable) throwUnavailable(error);
+      if (attempt + 1 >= kUpdateAttempts) throw api::ApiError::staleResourceVersion(names.groupResource(), name);
+    }
+  }
+}
+
+std::unique_ptr<storage::Watch> ResourceStore::watch(const std::string& namespaceName,
+                                                     storage::Revision afterRevision,
+                                                     std::function<void(const StoreWatchEvent&)> onEvent) {
+  try {
+    return storage_.watch(keyPrefix(namespaceName), afterRevision,
+                          [this, onEvent = std::move(onEvent)](const storage::WatchEvent& event) {
+                            StoreWatchEvent out;
+                            out.object = decode(event.kv);
+                            if (event.previous) out.previous = decode(*event.previous);
+                            if (event.type == storage::WatchEvent::Type::Delete)
+                              out.type = WatchEventType::Deleted;
+                            else
+                              out.type = event.created() ? WatchEventType::Added : WatchEventType::Modified;
+                            onEvent(out);
+                          });
+  } catch (const StorageError& error) {
+    if (error.code() == StorageError::Code::Expired)
+      throw api::ApiError::expired("too old resource version: " + std::to_string(afterRevision) + " (" +
+                                   std::to_string(storage_.oldestRevision()) + ")");
+    throwUnavailable(error);
+  }
+}
+
+}  // namespace fedhpa::apiserver

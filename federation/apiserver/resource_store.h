@@ -1,0 +1,100 @@
+// kube-apiserver's generic registry store for one resource: the object lifecycle (uid, generation,
+// resourceVersion, finalizers, deletion, status subresource rules, defaulting, validation) over a
+// revisioned Storage. It works on the stored ("internal") form only; versions, HTTP, patches and
+// tables are the REST layer's business.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "federation/api/resource.h"
+#include "federation/storage/storage.h"
+
+namespace fedhpa::apiserver {
+
+using nlohmann::json;
+
+enum class Subresource { Main, Status };
+
+enum class PropagationPolicy { Orphan, Background, Foreground };
+
+struct DeleteOptions {
+  std::optional<PropagationPolicy> propagationPolicy;
+  std::optional<std::string> preconditionUid;
+  std::optional<std::string> preconditionResourceVersion;
+  bool dryRun = false;
+};
+
+struct DeleteResult {
+  json object;
+  bool deleted = false;  // false: still present, waiting for its finalizers
+};
+
+struct ListRequest {
+  std::string namespaceName;               // "" = all namespaces (or cluster-scoped)
+  std::function<bool(const json&)> filter;  // label and field selectors; empty = everything
+  std::optional<std::size_t> limit;
+  std::string continueToken;
+};
+
+struct ListPage {
+  std::vector<json> items;
+  std::string resourceVersion;
+  std::string continueToken;  // "" when this was the last page
+};
+
+// The proposed new object, computed from the current one (a PUT body, or a patch applied to it).
+using Transform = std::function<json(const json& current)>;
+
+enum class WatchEventType { Added, Modified, Deleted };
+
+struct StoreWatchEvent {
+  WatchEventType type;
+  json object;                    // with resourceVersion; for Deleted, the last state
+  std::optional<json> previous;   // the object before this change, when there was one
+};
+
+// Create must be refused when the namespace does not exist or is terminating (kube-apiserver's
+// NamespaceLifecycle admission). Throws ApiError; unset for cluster-scoped resources.
+using NamespaceAdmission = std::function<void(const std::string& namespaceName)>;
+
+class ResourceStore {
+ public:
+  ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
+                NamespaceAdmission namespaceAdmission = {});
+
+  const api::ResourceType& type() const { return *type_; }
+
+  json create(const std::string& namespaceName, json object, bool dryRun);
+  json get(const std::string& namespaceName, const std::string& name);
+  ListPage list(const ListRequest& request);
+  // Read-modify-write: retries on concurrent writes unless the proposal carries a resourceVersion,
+  // which then must match (409 otherwise).
+  json update(const std::string& namespaceName, const std::string& name, const Transform& transform,
+              Subresource subresource, bool dryRun);
+  DeleteResult remove(const std::string& namespaceName, const std::string& name, const DeleteOptions& options);
+
+  // Events for objects in namespaceName ("" = all) with resourceVersion > afterRevision.
+  std::unique_ptr<storage::Watch> watch(const std::string& namespaceName, storage::Revision afterRevision,
+                                        std::function<void(const StoreWatchEvent&)> onEvent);
+  storage::Revision currentRevision() { return storage_.currentRevision(); }
+
+ private:
+  std::string keyPrefix(const std::string& namespaceName) const;
+  std::string key(const std::string& namespaceName, const std::string& name) const;
+  json decode(const storage::KeyValue& kv) const;
+  std::string encode(const json& object) const;
+  void validateOrThrow(const json& object, const json* old) const;
+  json prepareUpdate(const json& current, json proposed, Subresource subresource) const;
+  json commitUpdate(const storage::KeyValue& currentKv, const json& current, const json& next, bool dryRun);
+
+  std::shared_ptr<const api::ResourceType> type_;
+  storage::Storage& storage_;
+  NamespaceAdmission namespaceAdmission_;
+};
+
+}  // namespace fedhpa::apiserver

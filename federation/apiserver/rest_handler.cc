@@ -1,0 +1,349 @@
+#include "federation/apiserver/rest_handler.h"
+
+#include "federation/api/machinery/patch.h"
+#include "federation/apiserver/object_meta.h"
+#include "federation/apiserver/request_decoding.h"
+
+namespace fedhpa::apiserver {
+
+using nlohmann::json;
+
+struct RestHandler::Call {
+  const RequestInfo& info;
+  const http::Request& request;
+  ResourceStore& store;
+  std::string version;
+
+  const api::ResourceType& type() const { return store.type(); }
+  json served(const json& internal) const { return type().fromInternal(internal, version); }
+};
+
+namespace {
+
+std::string storeKey(const std::string& group, const std::string& resource) { return group + "/" + resource; }
+
+Subresource subresourceOf(const RequestInfo& info, const api::ResourceType& type) {
+  if (info.subresource.empty()) return Subresource::Main;
+  if (info.subresource == "status" && type.hasStatusSubresource()) return Subresource::Status;
+  throw api::ApiError::pathNotFound("/" + info.resource + "/" + info.name + "/" + info.subresource);
+}
+
+std::optional<PropagationPolicy> parsePropagation(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  if (value == "Orphan") return PropagationPolicy::Orphan;
+  if (value == "Background") return PropagationPolicy::Background;
+  if (value == "Foreground") return PropagationPolicy::Foreground;
+  throw api::ApiError::badRequest("propagationPolicy: Unsupported value: " + json(value).dump() +
+                                  ": supported values: \"Foreground\", \"Background\", \"Orphan\"");
+}
+
+DeleteOptions deleteOptionsOf(const http::Request& request) {
+  DeleteOptions options;
+  options.dryRun = dryRunOf(request);
+  json body = json::object();
+  if (!request.body.empty()) {
+    body = json::parse(request.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object())
+      throw api::ApiError::badRequest("the body of the request is not a valid DeleteOptions object");
+  }
+  options.propagationPolicy = parsePropagation(
+      request.queryParam("propagationPolicy").value_or(body.value("propagationPolicy", std::string())));
+  if (body.value("orphanDependents", false) && !options.propagationPolicy)
+    options.propagationPolicy = PropagationPolicy::Orphan;
+  if (body.contains("preconditions") && body["preconditions"].is_object()) {
+    const json& preconditions = body["preconditions"];
+    if (preconditions.contains("uid") && preconditions["uid"].is_string())
+      options.preconditionUid = preconditions["uid"].get<std::string>();
+    if (preconditions.contains("resourceVersion") && preconditions["resourceVersion"].is_string())
+      options.preconditionResourceVersion = preconditions["resourceVersion"].get<std::string>();
+  }
+  if (body.contains("dryRun") && body["dryRun"].is_array() && !body["dryRun"].empty()) options.dryRun = true;
+  return options;
+}
+
+std::optional<std::size_t> limitOf(const http::Request& request) {
+  const auto text = request.queryParam("limit");
+  if (!text || text->empty()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(*text, &used);
+    if (used != text->size()) throw std::invalid_argument("limit");
+    if (value <= 0) return std::nullopt;
+    return static_cast<std::size_t>(value);
+  } catch (const std::exception&) {
+    throw api::ApiError::badRequest("limit: Invalid value: " + json(*text).dump() + ": must be an integer");
+  }
+}
+
+std::chrono::seconds timeoutOf(const http::Request& request) {
+  const auto text = request.queryParam("timeoutSeconds");
+  if (!text || text->empty()) return std::chrono::seconds(0);
+  try {
+    return std::chrono::seconds(std::max(0LL, std::stoll(*text)));
+  } catch (const std::exception&) {
+    throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + json(*text).dump() + ": must be an integer");
+  }
+}
+
+json scaleOf(const json& deployment) {
+  json metadata = {{"name", metaString(deployment, "name")},
+                   {"namespace", metaString(deployment, "namespace")},
+                   {"uid", metaString(deployment, "uid")},
+                   {"resourceVersion", metaString(deployment, "resourceVersion")},
+                   {"creationTimestamp", metaString(deployment, "creationTimestamp")}};
+  const json spec = deployment.value("spec", json::object());
+  const json status = deployment.value("status", json::object());
+  std::string selector;
+  const json matchLabels = spec.value("selector", json::object()).value("matchLabels", json::object());
+  for (const auto& [key, value] : matchLabels.items())
+    selector += (selector.empty() ? "" : ",") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", metadata},
+          {"spec", {{"replicas", spec.value("replicas", 0)}}},
+          {"status", {{"replicas", status.value("replicas", 0)}, {"selector", selector}}}};
+}
+
+}  // namespace
+
+RestHandler::RestHandler(storage::Storage& storage,
+                         const std::vector<std::shared_ptr<const api::ResourceType>>& resources,
+                         WatchRegistry& watches)
+    : watches_(watches) {
+  for (const auto& type : resources) {
+    const auto& names = type->names();
+    NamespaceAdmission admission;
+    if (names.namespaced) admission = [this](const std::string& ns) { admitNamespace(ns); };
+    stores_[storeKey(names.group, names.resource)] = std::make_unique<ResourceStore>(type, storage, admission);
+  }
+}
+
+ResourceStore* RestHandler::find(const std::string& group, const std::string& resource) {
+  const auto it = stores_.find(storeKey(group, resource));
+  return it == stores_.end() ? nullptr : it->second.get();
+}
+
+void RestHandler::admitNamespace(const std::string& namespaceName) {
+  ResourceStore* namespaces = find("", "namespaces");
+  if (!namespaces) return;
+  const json ns = namespaces->get("", namespaceName);  // NotFound: namespaces "x" not found
+  if (isBeingDeleted(ns))
+    throw api::ApiError::forbidden("unable to create new content in namespace " + namespaceName +
+                                   " because it is being terminated");
+}
+
+ResourceStore& RestHandler::storeFor(const RequestInfo& info, std::string& version) {
+  ResourceStore* store = find(info.group, info.resource);
+  const std::string path = (info.group.empty() ? "/api/" : "/apis/" + info.group + "/") + info.version;
+  if (!store) throw api::ApiError::pathNotFound(path + "/" + info.resource);
+  const auto& names = store->type().names();
+  if (std::find(names.versions.begin(), names.versions.end(), info.version) == names.versions.end())
+    throw api::ApiError::pathNotFound(path + "/" + info.resource);
+  if (names.namespaced == false && !info.namespaceName.empty())
+    throw api::ApiError::pathNotFound(path + "/namespaces/" + info.namespaceName + "/" + info.resource);
+  version = info.version;
+  return *store;
+}
+
+void RestHandler::handle(const RequestInfo& info, const http::Request& request,
+                         const std::shared_ptr<http::Responder>& responder) {
+  std::string version;
+  ResourceStore& store = storeFor(info, version);
+  const Call call{info, request, store, version};
+  if (info.subresource == "scale") {
+    if (store.type().names().resource != "deployments") throw api::ApiError::pathNotFound(request.path);
+    responder->respond(scale(call));
+    return;
+  }
+  const std::string& verb = info.verb;
+  if (verb == "get") responder->respond(get(call));
+  else if (verb == "list" || verb == "watch") list(call, responder);
+  else if (verb == "create") responder->respond(create(call));
+  else if (verb == "update") responder->respond(update(call));
+  else if (verb == "patch") responder->respond(patch(call));
+  else if (verb == "delete") responder->respond(remove(call));
+  else if (verb == "deletecollection") responder->respond(removeCollection(call));
+  else throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+}
+
+http::Response RestHandler::get(const Call& call) {
+  subresourceOf(call.info, call.type());
+  const auto table = tableRequested(call.request);
+  const json object = call.store.get(call.info.namespaceName, call.info.name);
+  if (!table) return jsonResponse(200, call.served(object));
+  json out = buildTable(call.type(), {object}, {call.served(object)}, {*table, true}, api::Clock::now());
+  out["metadata"]["resourceVersion"] = metaString(object, "resourceVersion");
+  return jsonResponse(200, out);
+}
+
+void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>& responder) {
+  const auto table = tableRequested(call.request);
+  auto filter = selectorFilter(call.request, call.type());
+  if (call.info.verb == "watch") {
+    WatchParams params;
+    params.namespaceName = call.info.namespaceName;
+    params.version = call.version;
+    params.filter = filter;
+    params.resourceVersion = call.request.queryParam("resourceVersion").value_or("");
+    params.allowBookmarks = call.request.queryParam("allowWatchBookmarks").value_or("") == "true";
+    params.timeout = timeoutOf(call.request);
+    params.table = table;
+    http::Headers headers;
+    headers.emplace("Content-Type", "application/json");
+    auto stream = responder->stream(200, headers);
+    watches_.add(WatchSession::start(call.store, std::move(params), std::move(stream)));
+    return;
+  }
+  const ListPage page = call.store.list(
+      {call.info.namespaceName, filter, limitOf(call.request), call.request.queryParam("continue").value_or("")});
+  std::vector<json> served;
+  served.reserve(page.items.size());
+  for (const auto& item : page.items) served.push_back(call.served(item));
+  json metadata = {{"resourceVersion", page.resourceVersion}};
+  if (!page.continueToken.empty()) metadata["continue"] = page.continueToken;
+  if (table) {
+    json out = buildTable(call.type(), page.items, served, {*table, true}, api::Clock::now());
+    out["metadata"] = metadata;
+    responder->respond(jsonResponse(200, out));
+    return;
+  }
+  const auto& names = call.type().names();
+  responder->respond(jsonResponse(200, {{"kind", names.kind + "List"},
+                                        {"apiVersion", names.apiVersion(call.version)},
+                                        {"metadata", metadata},
+                                        {"items", served}}));
+}
+
+http::Response RestHandler::create(const Call& call) {
+  if (!call.info.subresource.empty() || !call.info.name.empty())
+    throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+  json body = decodeObjectBody(call.request);
+  const auto warnings = admitBody(body, call.type(), call.version, fieldValidationOf(call.request));
+  const bool dryRun = dryRunOf(call.request);
+  const json created = call.store.create(call.info.namespaceName, call.type().toInternal(body, call.version), dryRun);
+  http::Response response = jsonResponse(201, call.served(created));
+  addWarnings(response.headers, warnings);
+  return response;
+}
+
+http::Response RestHandler::update(const Call& call) {
+  const Subresource subresource = subresourceOf(call.info, call.type());
+  json body = decodeObjectBody(call.request);
+  const auto warnings = admitBody(body, call.type(), call.version, fieldValidationOf(call.request));
+  const json proposed = call.type().toInternal(body, call.version);
+  const json updated = call.store.update(
+      call.info.namespaceName, call.info.name, [&](const json&) { return proposed; }, subresource,
+      dryRunOf(call.request));
+  http::Response response = jsonResponse(200, call.served(updated));
+  addWarnings(response.headers, warnings);
+  return response;
+}
+
+http::Response RestHandler::patch(const Call& call) {
+  const Subresource subresource = subresourceOf(call.info, call.type());
+  const std::string contentType = call.request.header("Content-Type").value_or("");
+  const std::string mediaType = contentType.substr(0, contentType.find(';'));
+  const json patchBody = json::parse(call.request.body, nullptr, false);
+  if (patchBody.is_discarded()) throw api::ApiError::badRequest("the body of the request is not valid JSON");
+  const bool strategic = mediaType == "application/strategic-merge-patch+json";
+  if (strategic && !call.type().acceptsStrategicMergePatch())
+    throw api::ApiError::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json");
+  if (!strategic && mediaType != "application/merge-patch+json" && mediaType != "application/json-patch+json")
+    throw api::ApiError::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
+  const FieldValidation validation = fieldValidationOf(call.request);
+  std::vector<std::string> warnings;
+  api::machinery::PatchMeta patchMeta;
+  for (const auto& [path, key] : call.type().listMergeKeys()) patchMeta.mergeKeys[path] = key;
+
+  const json updated = call.store.update(
+      call.info.namespaceName, call.info.name,
+      [&](const json& current) {
+        const json original = call.served(current);
+        json patched;
+        try {
+          if (mediaType == "application/json-patch+json") patched = api::machinery::applyJsonPatch(original, patchBody);
+          else if (strategic) patched = api::machinery::applyStrategicMergePatch(original, patchBody, patchMeta);
+          else patched = api::machinery::applyMergePatch(original, patchBody);
+        } catch (const std::exception& error) {
+          throw api::ApiError(422, "Invalid", error.what());
+        }
+        if (!patched.is_object()) throw api::ApiError::badRequest("the patched object is not a JSON object");
+        warnings = admitBody(patched, call.type(), call.version, validation);
+        // A resourceVersion the patch itself does not set is no precondition.
+        const bool patchSetsVersion =
+            patchBody.is_object() && patchBody.value("metadata", json::object()).contains("resourceVersion");
+        if (!patchSetsVersion) patched["metadata"].erase("resourceVersion");
+        return call.type().toInternal(patched, call.version);
+      },
+      subresource, dryRunOf(call.request));
+  http::Response response = jsonResponse(200, call.served(updated));
+  addWarnings(response.headers, warnings);
+  return response;
+}
+
+http::Response RestHandler::remove(const Call& call) {
+  if (!call.info.subresource.empty())
+    throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+  const DeleteResult result = call.store.remove(call.info.namespaceName, call.info.name, deleteOptionsOf(call.request));
+  return jsonResponse(200, call.served(result.object));
+}
+
+http::Response RestHandler::removeCollection(const Call& call) {
+  const DeleteOptions options = deleteOptionsOf(call.request);
+  const ListPage page =
+      call.store.list({call.info.namespaceName, selectorFilter(call.request, call.type()), std::nullopt, ""});
+  json items = json::array();
+  for (const auto& item : page.items) {
+    try {
+      items.push_back(
+          call.served(call.store.remove(metaString(item, "namespace"), metaString(item, "name"), options).object));
+    } catch (const api::ApiError& error) {
+      if (error.code() != 404) throw;  // deleted meanwhile: nothing left to do
+    }
+  }
+  const auto& names = call.type().names();
+  return jsonResponse(200, {{"kind", names.kind + "List"},
+                            {"apiVersion", names.apiVersion(call.version)},
+                            {"metadata", {{"resourceVersion", std::to_string(call.store.currentRevision())}}},
+                            {"items", items}});
+}
+
+http::Response RestHandler::scale(const Call& call) {
+  const auto& ns = call.info.namespaceName;
+  const auto& name = call.info.name;
+  if (call.info.verb == "get") return jsonResponse(200, scaleOf(call.store.get(ns, name)));
+  if (call.info.verb != "update" && call.info.verb != "patch")
+    throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+  const bool isPatch = call.info.verb == "patch";
+  const json body = json::parse(call.request.body, nullptr, false);
+  if (body.is_discarded() || (!isPatch && !body.is_object()))
+    throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
+  const json updated = call.store.update(
+      ns, name,
+      [&](const json& current) {
+        json scale = scaleOf(current);
+        if (isPatch) {
+          const std::string mediaType = call.request.header("Content-Type").value_or("");
+          scale = mediaType.rfind("application/json-patch+json", 0) == 0 ? api::machinery::applyJsonPatch(scale, body)
+                                                                         : api::machinery::applyMergePatch(scale, body);
+        } else {
+          scale = body;
+        }
+        if (!scale.contains("spec") || !scale["spec"].contains("replicas") || !scale["spec"]["replicas"].is_number_integer())
+          throw api::ApiError::invalid("autoscaling", "Scale", name, {api::fieldRequired("spec.replicas")});
+        json next = current;
+        next["spec"]["replicas"] = scale["spec"]["replicas"];
+        const std::string rv = metaString(scale, "resourceVersion");
+        if (rv.empty()) next["metadata"].erase("resourceVersion");
+        else next["metadata"]["resourceVersion"] = rv;
+        return next;
+      },
+      Subresource::Main, dryRunOf(call.request));
+  return jsonResponse(200, scaleOf(updated));
+}
+
+}  // namespace fedhpa::apiserver

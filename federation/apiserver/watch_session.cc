@@ -1,0 +1,194 @@
+#include "federation/apiserver/watch_session.h"
+
+#include <random>
+
+#include "federation/apiserver/object_meta.h"
+
+namespace fedhpa::apiserver {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kBookmarkInterval = std::chrono::seconds(30);
+
+// kube-apiserver ends a watch without timeoutSeconds after a random 30-60 minutes so clients
+// spread their re-watches.
+std::chrono::seconds defaultTimeout() {
+  thread_local std::mt19937 engine{std::random_device{}()};
+  return std::chrono::seconds(std::uniform_int_distribution<int>(1800, 3600)(engine));
+}
+
+bool matches(const WatchParams& params, const json& object) { return !params.filter || params.filter(object); }
+
+}  // namespace
+
+WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params, std::shared_ptr<http::ResponseStream> stream)
+    : store_(store), params_(std::move(params)), stream_(std::move(stream)) {
+  const auto now = std::chrono::steady_clock::now();
+  deadline_ = now + (params_.timeout.count() > 0 ? params_.timeout : defaultTimeout());
+  nextBookmark_ = now + kBookmarkInterval;
+}
+
+WatchSession::~WatchSession() { stop(); }
+
+std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchParams params,
+                                                  std::shared_ptr<http::ResponseStream> stream) {
+  auto session = std::make_shared<WatchSession>(PrivateTag{}, store, std::move(params), std::move(stream));
+  const std::string& rv = session->params_.resourceVersion;
+  try {
+    if (rv.empty() || rv == "0") {
+      // kubectl get NAME -w discards the first event: the current state comes first, as ADDED.
+      const ListPage page = store.list({session->params_.namespaceName, session->params_.filter, std::nullopt, ""});
+      for (const auto& object : page.items) session->send("ADDED", object);
+      session->lastResourceVersion_ = page.resourceVersion;
+      session->subscribe(std::stoll(page.resourceVersion));
+    } else {
+      std::size_t used = 0;
+      storage::Revision after = -1;
+      try {
+        after = std::stoll(rv, &used);
+      } catch (const std::exception&) {
+      }
+      if (after < 0 || used != rv.size()) throw api::ApiError::badRequest("invalid resourceVersion " + json(rv).dump());
+      session->lastResourceVersion_ = rv;
+      session->subscribe(after);
+    }
+  } catch (const api::ApiError& error) {
+    if (error.code() != 410) throw;
+    session->sendError(error);
+    session->stream_->close();
+  }
+  return session;
+}
+
+void WatchSession::subscribe(storage::Revision afterRevision) {
+  std::weak_ptr<WatchSession> weak = weak_from_this();
+  subscription_ = store_.watch(params_.namespaceName, afterRevision, [weak](const StoreWatchEvent& event) {
+    if (auto self = weak.lock()) self->onStoreEvent(event);
+  });
+}
+
+void WatchSession::onStoreEvent(const StoreWatchEvent& event) {
+  // An object that stops (or starts) matching the selectors leaves (or enters) the watch, as
+  // kube-apiserver's filtered watches report it.
+  const bool nowMatches = event.type != WatchEventType::Deleted && matches(params_, event.object);
+  const bool matchedBefore = event.previous && matches(params_, *event.previous);
+  switch (event.type) {
+    case WatchEventType::Added:
+      if (nowMatches) send("ADDED", event.object);
+      break;
+    case WatchEventType::Modified:
+      if (nowMatches && matchedBefore) send("MODIFIED", event.object);
+      else if (nowMatches) send("ADDED", event.object);
+      else if (matchedBefore) send("DELETED", event.object);
+      break;
+    case WatchEventType::Deleted:
+      if (matches(params_, event.object)) send("DELETED", event.object);
+      break;
+  }
+  std::lock_guard lock(mutex_);
+  lastResourceVersion_ = metaString(event.object, "resourceVersion");
+}
+
+void WatchSession::send(const std::string& type, const json& internalObject) {
+  const auto& resourceType = store_.type();
+  const json served = resourceType.fromInternal(internalObject, params_.version);
+  json object;
+  if (params_.table) {
+    std::lock_guard lock(mutex_);
+    TableOptions options{*params_.table, !columnsSent_};
+    columnsSent_ = true;
+    object = buildTable(resourceType, {internalObject}, {served}, options, api::Clock::now());
+    object["metadata"]["resourceVersion"] = metaString(internalObject, "resourceVersion");
+  } else {
+    object = served;
+  }
+  write({{"type", type}, {"object", std::move(object)}});
+}
+
+void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }
+
+void WatchSession::write(const json& event) {
+  if (!stream_->write(event.dump() + "\n")) stream_->close();
+}
+
+bool WatchSession::tick(std::chrono::steady_clock::time_point now) {
+  if (stream_->closed()) return false;
+  if (now >= deadline_) {
+    stream_->close();
+    return false;
+  }
+  if (params_.allowBookmarks && now >= nextBookmark_) {
+    nextBookmark_ = now + kBookmarkInterval;
+    const auto& names = store_.type().names();
+    std::string rv;
+    {
+      std::lock_guard lock(mutex_);
+      rv = lastResourceVersion_;
+    }
+    write({{"type", "BOOKMARK"},
+           {"object",
+            {{"kind", names.kind}, {"apiVersion", names.apiVersion(params_.version)}, {"metadata", {{"resourceVersion", rv}}}}}});
+  }
+  return true;
+}
+
+void WatchSession::stop() {
+  subscription_.reset();
+  stream_->close();
+}
+
+WatchRegistry::WatchRegistry() : ticker_([this] { run(); }) {}
+
+WatchRegistry::~WatchRegistry() {
+  stopAll();
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  ticker_.join();
+}
+
+void WatchRegistry::add(std::shared_ptr<WatchSession> session) {
+  std::lock_guard lock(mutex_);
+  sessions_.push_back(std::move(session));
+}
+
+std::size_t WatchRegistry::size() {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+void WatchRegistry::stopAll() {
+  std::list<std::shared_ptr<WatchSession>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    sessions.swap(sessions_);
+  }
+  for (auto& session : sessions) session->stop();
+}
+
+void WatchRegistry::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    const auto now = std::chrono::steady_clock::now();
+    std::list<std::shared_ptr<WatchSession>> finished;
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if ((*it)->tick(now)) {
+        ++it;
+      } else {
+        finished.push_back(std::move(*it));
+        it = sessions_.erase(it);
+      }
+    }
+    // Sessions are destroyed outside the lock: their storage watches join dispatcher work.
+    lock.unlock();
+    finished.clear();
+    lock.lock();
+  }
+}
+
+}  // namespace fedhpa::apiserver

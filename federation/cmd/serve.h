@@ -1,0 +1,32 @@
+// What `fedhpa apiserver` and `fedhpa member-sim` share: the serving flags (threads, TLS,
+// authentication), the ready line scripts wait for, and running until SIGINT/SIGTERM.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <optional>
+#include <string>
+
+#include "federation/apiserver/api_server.h"
+
+namespace fedhpa::cmd {
+
+struct ServeFlags {
+  int threads = 2;
+  std::string tlsCertFile;
+  std::string tlsPrivateKeyFile;
+  std::string clientCaFile;
+  std::string tokenAuthFile;
+  std::size_t maxRequestBytes = 3 * 1024 * 1024;
+};
+
+void addServeFlags(boost::program_options::options_description& options, ServeFlags& flags);
+
+// Fills the HTTP options from --listen and the serving flags; an error message when they are wrong.
+std::optional<std::string> httpOptionsFrom(const std::string& listen, const ServeFlags& flags,
+                                           apiserver::http::ServerOptions& out);
+
+// Starts the server, prints "listening on http(s)://ADDRESS:PORT" on stdout, waits for SIGINT or
+// SIGTERM, stops cleanly. Returns the process exit code.
+int serveUntilSignal(apiserver::ApiServer& server, const apiserver::http::ServerOptions& options);
+
+}  // namespace fedhpa::cmd

@@ -1,0 +1,271 @@
+// The API server over HTTP, as clients see it: versions, discovery, errors, conversion between
+// served versions, field validation, Tables, protobuf bodies, watches and metrics.
+#include "federation/apiserver/api_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "federation/storage/sqlite_storage.h"
+#include "test/federation/apiserver/http_test_client.h"
+
+namespace fedhpa::apiserver {
+namespace {
+
+using nlohmann::json;
+using testing::call;
+using testing::WatchConnection;
+using ::testing::HasSubstr;
+
+constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kTableAccept =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+json hpaV2(const std::string& name, int maxReplicas) {
+  return {{"apiVersion", "autoscaling/v2"},
+          {"kind", "HorizontalPodAutoscaler"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+            {"maxReplicas", maxReplicas},
+            {"metrics",
+             {{{"type", "Resource"},
+               {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 50}}}}}}}}}}};
+}
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage::SqliteOptions storageOptions;
+    storageOptions.historyLimit = 50;
+    ApiServerOptions options;
+    options.http.port = 0;
+    options.http.maxRequestBodyBytes = 64 * 1024;
+    server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory(storageOptions),
+                                          api::federationResources(), options);
+    port_ = server_->start();
+  }
+  void TearDown() override { server_->stop(); }
+
+  json create(const json& hpa) {
+    const auto reply = call(port_, "POST", kHpas, hpa.dump());
+    EXPECT_EQ(reply.status, 201) << reply.body;
+    return reply.json();
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::uint16_t port_ = 0;
+};
+
+TEST_F(ApiServerTest, ReportsVersionHealthAndUnknownPaths) {
+  EXPECT_EQ(call(port_, "GET", "/version").json()["gitVersion"], "v1.32.0");
+  EXPECT_EQ(call(port_, "GET", "/healthz").body, "ok");
+  const auto missing = call(port_, "GET", "/nothing/here");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.json()["kind"], "Status");
+  EXPECT_EQ(call(port_, "GET", "/openapi/v2").status, 404);
+  EXPECT_EQ(call(port_, "GET", "/apis/autoscaling/v9/namespaces/default/horizontalpodautoscalers").status, 404);
+}
+
+TEST_F(ApiServerTest, AggregatedDiscoveryIsRecognisedByItsContentType) {
+  const auto reply = call(port_, "GET", "/apis", "",
+                          {{"Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_THAT(reply.header("content-type"), HasSubstr("as=APIGroupDiscoveryList"));
+  EXPECT_THAT(reply.body, HasSubstr("horizontalpodautoscalers"));
+  const auto legacy = call(port_, "GET", "/apis", "", {{"Accept", "application/json"}});
+  EXPECT_EQ(legacy.json()["kind"], "APIGroupList");
+}
+
+TEST_F(ApiServerTest, OneObjectTwoVersions) {
+  json hpa = hpaV2("php-apache", 10);
+  hpa["spec"]["behavior"] = {{"scaleDown", {{"stabilizationWindowSeconds", 60}}}};
+  create(hpa);
+  const json v1 = call(port_, "GET", std::string(kHpasV1) + "/php-apache").json();
+  EXPECT_EQ(v1["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_EQ(v1["spec"]["minReplicas"], 1) << "defaulted";
+  // A client that only knows v1 writes the object back: nothing v2-only is lost.
+  json edited = v1;
+  edited["spec"]["maxReplicas"] = 12;
+  ASSERT_EQ(call(port_, "PUT", std::string(kHpasV1) + "/php-apache", edited.dump()).status, 200);
+  const json v2 = call(port_, "GET", std::string(kHpas) + "/php-apache").json();
+  EXPECT_EQ(v2["spec"]["maxReplicas"], 12);
+  EXPECT_EQ(v2["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 60);
+}
+
+TEST_F(ApiServerTest, BadBodiesGetStatusErrors) {
+  EXPECT_EQ(call(port_, "POST", kHpas, "{not json").status, 400);
+  EXPECT_EQ(call(port_, "POST", kHpas, "a: b", {{"Content-Type", "text/csv"}}).status, 415);
+  const auto tooLarge = call(port_, "POST", kHpas, std::string(100 * 1024, ' '));
+  EXPECT_EQ(tooLarge.status, 413);
+  json invalid = hpaV2("invalid", 2);
+  invalid["spec"]["minReplicas"] = 5;
+  invalid["spec"]["scaleTargetRef"].erase("name");
+  const auto rejected = call(port_, "POST", kHpas, invalid.dump());
+  EXPECT_EQ(rejected.status, 422);
+  EXPECT_EQ(rejected.json()["details"]["causes"].size(), 2u);
+  EXPECT_EQ(call(port_, "GET", kHpas).json()["items"].size(), 0u) << "nothing stored";
+}
+
+TEST_F(ApiServerTest, FieldValidationStrictWarnIgnore) {
+  json hpa = hpaV2("a", 3);
+  hpa["spec"]["foo"] = 1;
+  const auto strict = call(port_, "POST", std::string(kHpas) + "?fieldValidation=Strict", hpa.dump());
+  EXPECT_EQ(strict.status, 400);
+  EXPECT_THAT(strict.json()["message"].get<std::string>(), HasSubstr("unknown field \"spec.foo\""));
+  const auto warn = call(port_, "POST", std::string(kHpas) + "?fieldValidation=Warn", hpa.dump());
+  EXPECT_EQ(warn.status, 201);
+  EXPECT_THAT(warn.header("warning"), HasSubstr("unknown field"));
+  EXPECT_FALSE(warn.json()["spec"].contains("foo")) << "unknown fields are dropped";
+}
+
+TEST_F(ApiServerTest, TablesCarryTheHpaColumns) {
+  create(hpaV2("php-apache", 10));
+  const auto table = call(port_, "GET", kHpas, "", {{"Accept", kTableAccept}}).json();
+  EXPECT_EQ(table["kind"], "Table");
+  std::vector<std::string> columns;
+  for (const auto& column : table["columnDefinitions"]) columns.push_back(column["name"]);
+  EXPECT_THAT(columns, ::testing::ElementsAre("Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"));
+  EXPECT_EQ(table["rows"][0]["cells"][1], "Deployment/php-apache");
+  EXPECT_EQ(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+  EXPECT_FALSE(table["metadata"]["resourceVersion"].get<std::string>().empty());
+  const auto single = call(port_, "GET", std::string(kHpas) + "/php-apache", "", {{"Accept", kTableAccept}}).json();
+  EXPECT_EQ(single["rows"].size(), 1u);
+}
+
+TEST_F(ApiServerTest, KubectlAutoscaleProtobufBody) {
+  // kubectl 1.32's autoscale body, verbatim (kubectl-wire.md section 7.2).
+  const std::string hex =
+      "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
+      "0a1a0a0a7068702d61706163686512001a0022002a0032003800420012290a210a0a4465706c6f796d656e74120a7068702d"
+      "6170616368651a07617070732f76311001180a20321a04180020001a002200";
+  std::string body;
+  for (std::size_t i = 0; i < hex.size(); i += 2) body += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  const auto reply = call(port_, "POST", std::string(kHpasV1) + "?fieldManager=kubectl-autoscale", body,
+                          {{"Content-Type", "application/vnd.kubernetes.protobuf"}});
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  const json stored = call(port_, "GET", std::string(kHpasV1) + "/php-apache").json();
+  EXPECT_EQ(stored["spec"]["maxReplicas"], 10);
+  EXPECT_EQ(stored["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_EQ(stored["spec"]["scaleTargetRef"]["name"], "php-apache");
+}
+
+TEST_F(ApiServerTest, PatchesOfEveryKindAndNoOpKeepsVersion) {
+  const json created = create(hpaV2("p", 10));
+  const std::string item = std::string(kHpas) + "/p";
+  auto patch = [&](const std::string& type, const std::string& body) {
+    return call(port_, "PATCH", item, body, {{"Content-Type", type}});
+  };
+  EXPECT_EQ(patch("application/strategic-merge-patch+json", R"({"spec":{"maxReplicas":12}})").json()["spec"]["maxReplicas"], 12);
+  EXPECT_EQ(patch("application/merge-patch+json", R"({"spec":{"minReplicas":2}})").json()["spec"]["minReplicas"], 2);
+  const json afterJsonPatch =
+      patch("application/json-patch+json", R"([{"op":"replace","path":"/spec/maxReplicas","value":14}])").json();
+  EXPECT_EQ(afterJsonPatch["spec"]["maxReplicas"], 14);
+  const json noop = patch("application/merge-patch+json", R"({"spec":{"maxReplicas":14}})").json();
+  EXPECT_EQ(noop["metadata"]["resourceVersion"], afterJsonPatch["metadata"]["resourceVersion"]);
+  EXPECT_EQ(patch("application/json-patch+json", R"([{"op":"remove","path":"/spec/nothing"}])").status, 422);
+  EXPECT_EQ(patch("application/merge-patch+json", R"({"spec":{"maxReplicas":0}})").status, 422);
+}
+
+TEST_F(ApiServerTest, WatchDeliversEventsAndResumes) {
+  const json first = create(hpaV2("w", 3));
+  WatchConnection watch(port_, std::string(kHpas) + "?watch=true&resourceVersion=" +
+                                   first["metadata"]["resourceVersion"].get<std::string>());
+  ASSERT_EQ(watch.status(), 200);
+  call(port_, "PATCH", std::string(kHpas) + "/w", R"({"spec":{"maxReplicas":4}})",
+       {{"Content-Type", "application/merge-patch+json"}});
+  call(port_, "DELETE", std::string(kHpas) + "/w");
+  const auto modified = watch.next();
+  ASSERT_TRUE(modified);
+  EXPECT_EQ((*modified)["type"], "MODIFIED");
+  EXPECT_EQ((*modified)["object"]["spec"]["maxReplicas"], 4);
+  const auto deleted = watch.next();
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ((*deleted)["type"], "DELETED");
+  EXPECT_EQ((*deleted)["object"]["metadata"]["uid"], first["metadata"]["uid"]);
+}
+
+TEST_F(ApiServerTest, WatchFromZeroStartsWithTheCurrentObjectsAndHonoursFieldSelectors) {
+  create(hpaV2("one", 3));
+  create(hpaV2("two", 3));
+  WatchConnection watch(port_, std::string(kHpas) + "?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dtwo");
+  const auto added = watch.next();
+  ASSERT_TRUE(added);
+  EXPECT_EQ((*added)["type"], "ADDED");
+  EXPECT_EQ((*added)["object"]["metadata"]["name"], "two");
+  call(port_, "PATCH", std::string(kHpas) + "/one", R"({"spec":{"maxReplicas":5}})", {{"Content-Type", "application/merge-patch+json"}});
+  call(port_, "PATCH", std::string(kHpas) + "/two", R"({"spec":{"maxReplicas":6}})", {{"Content-Type", "application/merge-patch+json"}});
+  const auto modified = watch.next();
+  ASSERT_TRUE(modified);
+  EXPECT_EQ((*modified)["object"]["metadata"]["name"], "two") << "the change to 'one' is filtered out";
+}
+
+TEST_F(ApiServerTest, WatchFromACompactedRevisionIsExpired) {
+  const json first = create(hpaV2("old", 3));
+  for (int i = 0; i < 80; ++i) create(hpaV2("h" + std::to_string(i), 3));  // more than the kept history
+  WatchConnection watch(port_, std::string(kHpas) + "?watch=true&resourceVersion=" +
+                                   first["metadata"]["resourceVersion"].get<std::string>());
+  const auto error = watch.next();
+  ASSERT_TRUE(error);
+  EXPECT_EQ((*error)["type"], "ERROR");
+  EXPECT_EQ((*error)["object"]["code"], 410);
+  EXPECT_EQ((*error)["object"]["reason"], "Expired");
+}
+
+TEST_F(ApiServerTest, TwoHundredWatchersWhileRequestsAreServed) {
+  const std::string rv = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+  std::vector<std::unique_ptr<WatchConnection>> watchers;
+  for (int i = 0; i < 200; ++i)
+    watchers.push_back(std::make_unique<WatchConnection>(port_, std::string(kHpas) + "?watch=true&resourceVersion=" + rv));
+  EXPECT_EQ(call(port_, "GET", "/version").status, 200) << "still serving with 200 watches open";
+  create(hpaV2("seen-by-all", 3));
+  for (auto& watcher : watchers) {
+    const auto event = watcher->next();
+    ASSERT_TRUE(event);
+    EXPECT_EQ((*event)["object"]["metadata"]["name"], "seen-by-all");
+  }
+}
+
+TEST_F(ApiServerTest, DeletePropagationAndConflicts) {
+  create(hpaV2("d", 3));
+  const std::string item = std::string(kHpas) + "/d";
+  const auto orphaned = call(port_, "DELETE", item, R"({"propagationPolicy":"Orphan"})");
+  EXPECT_EQ(orphaned.status, 200);
+  EXPECT_THAT(orphaned.json()["metadata"]["finalizers"], ::testing::Contains("orphan"));
+  EXPECT_EQ(call(port_, "GET", item).status, 200) << "kept until the orphan finalizer is removed";
+  EXPECT_EQ(call(port_, "PATCH", item, R"({"metadata":{"finalizers":null}})",
+                 {{"Content-Type", "application/merge-patch+json"}}).status, 200);
+  EXPECT_EQ(call(port_, "GET", item).status, 404);
+  EXPECT_EQ(call(port_, "DELETE", item).status, 404);
+}
+
+TEST_F(ApiServerTest, EventsSelectByInvolvedObject) {
+  const json event = {{"apiVersion", "v1"}, {"kind", "Event"},
+                      {"metadata", {{"name", "e1"}}},
+                      {"involvedObject", {{"kind", "HorizontalPodAutoscaler"}, {"name", "php-apache"}, {"namespace", "default"}}},
+                      {"reason", "SuccessfulRescale"}, {"message", "New size: 5"}, {"type", "Normal"}};
+  ASSERT_EQ(call(port_, "POST", "/api/v1/namespaces/default/events", event.dump()).status, 201);
+  const auto hit = call(port_, "GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dphp-apache").json();
+  EXPECT_EQ(hit["items"].size(), 1u);
+  const auto miss = call(port_, "GET", "/api/v1/events?fieldSelector=involvedObject.name%3Dother").json();
+  EXPECT_EQ(miss["items"].size(), 0u);
+  EXPECT_EQ(call(port_, "GET", "/api/v1/events?fieldSelector=spec.nope%3Dx").status, 400);
+}
+
+TEST_F(ApiServerTest, CreateInAMissingNamespaceIsNotFound) {
+  const auto reply = call(port_, "POST", "/apis/autoscaling/v2/namespaces/nowhere/horizontalpodautoscalers", hpaV2("x", 2).dump());
+  EXPECT_EQ(reply.status, 404);
+  EXPECT_THAT(reply.json()["message"].get<std::string>(), HasSubstr("namespaces \"nowhere\" not found"));
+}
+
+TEST_F(ApiServerTest, MetricsCountRequests) {
+  call(port_, "GET", kHpas);
+  const auto metrics = call(port_, "GET", "/metrics").body;
+  EXPECT_THAT(metrics, HasSubstr("apiserver_request_total{verb=\"list\",resource=\"horizontalpodautoscalers\",code=\"200\"}"));
+  EXPECT_THAT(metrics, HasSubstr("apiserver_request_duration_seconds_bucket"));
+}
+
+}  // namespace
+}  // namespace fedhpa::apiserver
