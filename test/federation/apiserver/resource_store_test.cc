@@ -150,15 +150,42 @@ TEST_F(ResourceStoreTest, FinalizersKeepADeletedObjectUntilRemoved) {
   EXPECT_EQ(codeOf([&] { store_.get("ns", "a"); }), 404);
 }
 
-TEST_F(ResourceStoreTest, OrphanPropagationAddsTheOrphanFinalizer) {
-  store_.create("ns", widget("a", 1), false);
+TEST_F(ResourceStoreTest, OrphanPropagationAddsTheOrphanFinalizerForControllersToSee) {
+  json object = widget("a", 1);
+  object["metadata"]["finalizers"] = {"example.io/cleanup"};
+  store_.create("ns", object, false);
   DeleteOptions orphan;
   orphan.propagationPolicy = PropagationPolicy::Orphan;
   EXPECT_FALSE(store_.remove("ns", "a", orphan).deleted);
-  EXPECT_EQ(store_.get("ns", "a")["metadata"]["finalizers"], json({"orphan"}));
+  EXPECT_EQ(store_.get("ns", "a")["metadata"]["finalizers"], json({"example.io/cleanup", "orphan"}));
+  // The controller sees "orphan", leaves what it manages in place and drops its own finalizer;
+  // nothing then waits on the orphan finalizer and the deletion completes.
+  store_.update("ns", "a", [](const json& current) {
+    json next = current;
+    next["metadata"]["finalizers"] = {"orphan"};
+    return next;
+  }, Subresource::Main, false);
+  EXPECT_EQ(codeOf([&] { store_.get("ns", "a"); }), 404);
+}
+
+TEST_F(ResourceStoreTest, OrphanDeleteWithoutOtherFinalizersCompletesAtOnce) {
+  store_.create("ns", widget("a", 1), false);
+  DeleteOptions orphan;
+  orphan.propagationPolicy = PropagationPolicy::Orphan;
+  EXPECT_TRUE(store_.remove("ns", "a", orphan).deleted);
+}
+
+TEST_F(ResourceStoreTest, BackgroundDeleteDropsAnEarlierOrphanRequest) {
+  json object = widget("a", 1);
+  object["metadata"]["finalizers"] = {"example.io/cleanup"};
+  store_.create("ns", object, false);
+  DeleteOptions orphan;
+  orphan.propagationPolicy = PropagationPolicy::Orphan;
+  store_.remove("ns", "a", orphan);
   DeleteOptions background;
   background.propagationPolicy = PropagationPolicy::Background;
-  EXPECT_TRUE(store_.remove("ns", "a", background).deleted) << "Background drops the orphan finalizer";
+  EXPECT_FALSE(store_.remove("ns", "a", background).deleted);
+  EXPECT_EQ(store_.get("ns", "a")["metadata"]["finalizers"], json({"example.io/cleanup"}));
 }
 
 TEST_F(ResourceStoreTest, DeletePreconditions) {
