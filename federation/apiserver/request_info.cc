@@ -19,7 +19,11 @@ std::vector<std::string> splitPath(const std::string& path) {
   return parts;
 }
 
-bool isWatchParam(const std::optional<std::string>& value) { return value && (*value == "true" || *value == "1"); }
+// Go's strconv.ParseBool, which kube-apiserver uses for query flags (the Python client sends "True").
+bool isWatchParam(const std::optional<std::string>& value) {
+  return value && (*value == "1" || *value == "t" || *value == "T" || *value == "true" || *value == "True" ||
+                   *value == "TRUE");
+}
 
 }  // namespace
 

@@ -185,7 +185,8 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     params.version = call.version;
     params.filter = filter;
     params.resourceVersion = call.request.queryParam("resourceVersion").value_or("");
-    params.allowBookmarks = call.request.queryParam("allowWatchBookmarks").value_or("") == "true";
+    const std::string bookmarks = call.request.queryParam("allowWatchBookmarks").value_or("");
+    params.allowBookmarks = bookmarks == "true" || bookmarks == "True" || bookmarks == "1";
     params.timeout = timeoutOf(call.request);
     params.table = table;
     http::Headers headers;

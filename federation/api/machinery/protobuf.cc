@@ -262,6 +262,48 @@ json hpaSpec(std::string_view bytes, bool v2) {
   return spec;
 }
 
+std::string base64(std::string_view raw) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < raw.size(); i += 3) {
+    const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8) |
+                       static_cast<unsigned char>(raw[i + 2]);
+    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
+  }
+  if (i + 1 == raw.size()) {
+    const unsigned n = static_cast<unsigned char>(raw[i]) << 16;
+    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
+  } else if (i + 2 == raw.size()) {
+    const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8);
+    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+  }
+  return out;
+}
+
+// core/v1 Secret: 1 metadata, 2 data (map<string, bytes>), 3 type, 4 stringData, 5 immutable.
+void secretFields(std::string_view raw, json& object) {
+  forEachField(raw, [&](const auto& f) {
+    switch (f.number) {
+      case 1: object["metadata"] = objectMeta(message(f)); break;
+      case 2: {
+        std::string key;
+        std::string_view value;
+        forEachField(message(f), [&](const auto& g) {
+          if (g.number == 1) key = text(g);
+          if (g.number == 2) value = message(g);
+        });
+        object["data"][key] = base64(value);
+        break;
+      }
+      case 3: object["type"] = text(f); break;
+      case 4: mapEntry(message(f), object["stringData"]); break;
+      case 5: object["immutable"] = f.varint != 0; break;
+      default: break;
+    }
+  });
+}
+
 }  // namespace
 
 json decodeKubernetesProtobuf(std::string_view body) {
@@ -279,11 +321,22 @@ json decodeKubernetesProtobuf(std::string_view body) {
     if (f.number == 3) contentEncoding = text(f);
   });
   if (!contentEncoding.empty()) throw ProtobufError("unsupported content encoding " + contentEncoding);
-  if (kind != "HorizontalPodAutoscaler" || (apiVersion != "autoscaling/v1" && apiVersion != "autoscaling/v2"))
-    throw ProtobufError("protobuf bodies are supported for autoscaling/v1 and autoscaling/v2 HorizontalPodAutoscalers, not " +
-                        apiVersion + " " + kind);
-  const bool v2 = apiVersion == "autoscaling/v2";
   json object = {{"apiVersion", apiVersion}, {"kind", kind}};
+  // kubectl create secret / namespace send these through the typed client too.
+  if (apiVersion == "v1" && kind == "Secret") {
+    secretFields(raw, object);
+    return object;
+  }
+  if (apiVersion == "v1" && kind == "Namespace") {
+    forEachField(raw, [&](const auto& f) {
+      if (f.number == 1) object["metadata"] = objectMeta(message(f));
+    });
+    return object;
+  }
+  if (kind != "HorizontalPodAutoscaler" || (apiVersion != "autoscaling/v1" && apiVersion != "autoscaling/v2"))
+    throw ProtobufError("protobuf bodies are supported for HorizontalPodAutoscalers (autoscaling/v1, v2), Secrets and "
+                        "Namespaces, not " + apiVersion + " " + kind);
+  const bool v2 = apiVersion == "autoscaling/v2";
   forEachField(raw, [&](const auto& f) {
     if (f.number == 1) object["metadata"] = objectMeta(message(f));
     if (f.number == 2) object["spec"] = hpaSpec(message(f), v2);

@@ -34,6 +34,9 @@ TEST(RequestInfo, CoreGroupListsAndWatches) {
   EXPECT_EQ(list->verb, "list");
   EXPECT_EQ(parseResourceRequest(request("GET", "/api/v1/namespaces/ns/events", true))->verb, "watch");
   EXPECT_EQ(parseResourceRequest(request("GET", "/apis/apps/v1/watch/namespaces/ns/deployments"))->verb, "watch");
+  http::Request python = request("GET", "/api/v1/namespaces/ns/events");
+  python.query.emplace("watch", "True");  // what the Python client sends
+  EXPECT_EQ(parseResourceRequest(python)->verb, "watch");
   EXPECT_EQ(parseResourceRequest(request("DELETE", "/api/v1/namespaces/ns/events"))->verb, "deletecollection");
 }
 

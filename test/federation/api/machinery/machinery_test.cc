@@ -170,6 +170,16 @@ TEST(KubernetesProtobuf, DecodesV2MetricsAndBehavior) {
   EXPECT_EQ(decoded["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 300);
 }
 
+TEST(KubernetesProtobuf, DecodesASecretAsKubectlCreateSecretSendsIt) {
+  const std::string dataEntry = field(1, std::string("kubeconfig")) + field(2, std::string("apiVersion"));
+  const std::string raw = field(1, field(1, std::string("member1")) + field(3, std::string(""))) + field(2, dataEntry) +
+                          field(3, std::string("Opaque"));
+  const std::string body = std::string("k8s\0", 4) + field(1, field(1, std::string("v1")) + field(2, std::string("Secret"))) +
+                           field(2, raw);
+  EXPECT_EQ(decodeKubernetesProtobuf(body), json::parse(R"({"apiVersion":"v1","kind":"Secret",
+      "metadata":{"name":"member1"},"data":{"kubeconfig":"YXBpVmVyc2lvbg=="},"type":"Opaque"})"));
+}
+
 TEST(KubernetesProtobuf, EveryTruncationIsAnErrorNotACrash) {
   for (std::size_t length = 0; length < kAutoscaleBody.size(); ++length) {
     try {

@@ -1,0 +1,94 @@
+# Shared helpers for the end-to-end scripts: start `fedhpa apiserver` on a free port with a fresh
+# data dir, point a private kubeconfig (context federation-cluster) and kubectl cache at it, and
+# count checks. Source it; FEDHPA must be the binary's path.
+set -euo pipefail
+
+E2E_DIR=$(mktemp -d /tmp/fedhpa-e2e.XXXXXX)
+SERVER_PID=""
+PASSED=0
+FAILED=0
+
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  rm -rf "$E2E_DIR"
+}
+trap cleanup EXIT
+
+# start_server DATA_DIR: starts the apiserver, waits for its ready line, sets PORT and SERVER_PID.
+start_server() {
+  local data_dir=$1
+  : > "$E2E_DIR/server.out"
+  "$FEDHPA" apiserver --listen 127.0.0.1:0 --data-dir "$data_dir" >"$E2E_DIR/server.out" 2>>"$E2E_DIR/server.err" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if grep -q '^listening on http://' "$E2E_DIR/server.out"; then
+      PORT=$(head -1 "$E2E_DIR/server.out" | sed 's/.*://')
+      write_kubeconfig
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "apiserver did not become ready:"; cat "$E2E_DIR/server.err"; exit 1
+}
+
+stop_server() {
+  local signal=${1:-TERM}
+  kill "-$signal" "$SERVER_PID"
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
+
+write_kubeconfig() {
+  cat >"$E2E_DIR/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: federation
+  cluster: {server: "http://127.0.0.1:$PORT"}
+users:
+- name: admin
+  user: {}
+contexts:
+- name: federation-cluster
+  context: {cluster: federation, user: admin, namespace: default}
+current-context: federation-cluster
+KUBECONFIG
+  # kubectl caches discovery per server address; a fresh cache per server start.
+  rm -rf "$E2E_DIR/cache"
+}
+
+kc() { kubectl --kubeconfig "$E2E_DIR/kubeconfig" --context federation-cluster --cache-dir "$E2E_DIR/cache" "$@"; }
+
+# api METHOD PATH [BODY]: curl against the server, prints the body.
+api() {
+  local method=$1 path=$2 body=${3:-}
+  if [ -n "$body" ]; then
+    curl -sS -X "$method" -H 'Content-Type: application/json' --data "$body" "http://127.0.0.1:$PORT$path"
+  else
+    curl -sS -X "$method" "http://127.0.0.1:$PORT$path"
+  fi
+}
+
+ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
+not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; shift; for line in "$@"; do echo "    $line"; done; }
+
+# check NAME EXPECTED_EXIT PATTERN -- COMMAND...: runs COMMAND, wants its exit status and a line
+# of its combined output matching the extended regular expression PATTERN.
+check() {
+  local name=$1 want_exit=$2 pattern=$3
+  shift 4
+  local output status=0
+  output=$("$@" 2>&1) || status=$?
+  if [ "$status" -ne "$want_exit" ]; then
+    not_ok "$name" "exit $status, want $want_exit" "$output"
+  elif ! grep -Eq -- "$pattern" <<<"$output"; then
+    not_ok "$name" "no line matches: $pattern" "$output"
+  else
+    ok "$name"
+  fi
+}
+
+summary() {
+  echo "$PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+}
