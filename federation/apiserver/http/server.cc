@@ -84,14 +84,19 @@ class Connection {
  public:
   virtual ~Connection() = default;
   virtual void closeStream() = 0;
+  // Only once the io_context's threads have stopped.
+  virtual void closeSocket() = 0;
 };
 
-class StreamRegistry;
 
 template <class Stream>
 class Session : public Connection, public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(Stream stream, const ServerContext& context) : stream_(std::move(stream)), context_(context) {}
+  // The session shares ownership of the io_context: a stream a handler still holds may outlive
+  // the Server, and its socket must not outlive its io_context. The context is the server's, and
+  // is only read while the server runs.
+  Session(std::shared_ptr<net::io_context> io, const ServerContext& context, Stream stream)
+      : io_(std::move(io)), context_(context), stream_(std::move(stream)) {}
 
   void run() {
     auto self = this->shared_from_this();
@@ -121,6 +126,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void closeStream() override {
+    if (closed_) return;  // also after the server stopped: nothing may be queued on its io_context then
     auto self = this->shared_from_this();
     net::post(stream_.get_executor(), [self] {
       if (self->streamEnded_) return;
@@ -131,7 +137,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   bool closed() const { return closed_; }
-  void setRegistry(StreamRegistry* registry) { registry_ = registry; }
+
+  void closeSocket() override {
+    markClosed();
+    beast::get_lowest_layer(stream_).close();
+  }
+
 
   void onClosed(std::function<void()> callback) {
     std::unique_lock lock(callbacksMutex_);
@@ -318,8 +329,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
                       << "us user=" << (user_.empty() ? "-" : user_);
   }
 
-  Stream stream_;
+  std::shared_ptr<net::io_context> io_;
   const ServerContext& context_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
   std::deque<Outgoing> outbox_;
@@ -332,7 +344,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   std::array<char, 512> discard_{};
   std::chrono::steady_clock::time_point started_;
   std::string method_, path_, user_;
-  StreamRegistry* registry_ = nullptr;
 };
 
 template <class Stream>
@@ -349,7 +360,7 @@ class SessionStream : public ResponseStream {
   std::shared_ptr<Session<Stream>> session_;
 };
 
-// Remembers sessions with open streams so that stop() can end them.
+// Remembers connections so that stop() can end their streams and then close them all.
 class StreamRegistry {
  public:
   void add(std::weak_ptr<Connection> connection) {
@@ -357,14 +368,14 @@ class StreamRegistry {
     std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
     connections_.push_back(std::move(connection));
   }
-  void closeAll() {
+  void forEach(const std::function<void(Connection&)>& action) {
     std::list<std::weak_ptr<Connection>> connections;
     {
       std::lock_guard lock(mutex_);
-      connections.swap(connections_);
+      connections = connections_;
     }
     for (auto& weak : connections)
-      if (auto connection = weak.lock()) connection->closeStream();
+      if (auto connection = weak.lock()) action(*connection);
   }
 
  private:
@@ -375,8 +386,8 @@ class StreamRegistry {
 template <class Stream>
 class SessionResponder : public Responder {
  public:
-  SessionResponder(std::shared_ptr<Session<Stream>> session, bool keepAlive, StreamRegistry& streams)
-      : session_(std::move(session)), keepAlive_(keepAlive), streams_(streams) {}
+  SessionResponder(std::shared_ptr<Session<Stream>> session, bool keepAlive)
+      : session_(std::move(session)), keepAlive_(keepAlive) {}
   ~SessionResponder() override {
     if (!answered_) {
       // A handler that forgot to answer must not leave the client hanging.
@@ -393,7 +404,6 @@ class SessionResponder : public Responder {
   std::shared_ptr<ResponseStream> stream(int status, Headers headers) override {
     answered_ = true;
     auto stream = std::make_shared<SessionStream<Stream>>(session_);
-    streams_.add(session_);
     session_->startStream(status, std::move(headers), [] {});
     return stream;
   }
@@ -401,30 +411,31 @@ class SessionResponder : public Responder {
  private:
   std::shared_ptr<Session<Stream>> session_;
   bool keepAlive_;
-  StreamRegistry& streams_;
   std::atomic<bool> answered_{false};
 };
 
 template <class Stream>
 std::shared_ptr<Responder> Session<Stream>::makeResponder(bool keepAlive) {
-  return std::make_shared<SessionResponder<Stream>>(this->shared_from_this(), keepAlive, *registry_);
+  return std::make_shared<SessionResponder<Stream>>(this->shared_from_this(), keepAlive);
 }
 
 class Server::Impl {
  public:
   Impl(ServerOptions options, std::shared_ptr<Handler> handler) {
-    context_.options = std::move(options);
-    context_.handler = std::move(handler);
-    if (context_.options.tokenAuthFile) context_.tokens = TokenAuthenticator::fromFile(*context_.options.tokenAuthFile);
-    context_.authenticationRequired = context_.options.tokenAuthFile.has_value() || context_.options.clientCaFile.has_value();
-    if (context_.options.tls) {
+    auto context = std::make_shared<ServerContext>();
+    context->options = std::move(options);
+    context->handler = std::move(handler);
+    if (context->options.tokenAuthFile) context->tokens = TokenAuthenticator::fromFile(*context->options.tokenAuthFile);
+    context->authenticationRequired = context->options.tokenAuthFile.has_value() || context->options.clientCaFile.has_value();
+    contextOwner_ = context;
+    if (contextOwner_->options.tls) {
       tls_.emplace(ssl::context::tls_server);
       tls_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
-      tls_->use_certificate_chain_file(context_.options.tls->certFile);
-      tls_->use_private_key_file(context_.options.tls->privateKeyFile, ssl::context::pem);
-      if (context_.options.clientCaFile) {
-        tls_->load_verify_file(*context_.options.clientCaFile);
+      tls_->use_certificate_chain_file(contextOwner_->options.tls->certFile);
+      tls_->use_private_key_file(contextOwner_->options.tls->privateKeyFile, ssl::context::pem);
+      if (contextOwner_->options.clientCaFile) {
+        tls_->load_verify_file(*contextOwner_->options.clientCaFile);
         // Ask for a certificate but let requests without one go on to token authentication.
         tls_->set_verify_mode(ssl::verify_peer);
         tls_->set_verify_callback([](bool, ssl::verify_context&) { return true; });
@@ -435,14 +446,14 @@ class Server::Impl {
   ~Impl() { stop(); }
 
   std::uint16_t start() {
-    const tcp::endpoint endpoint(net::ip::make_address(context_.options.address), context_.options.port);
+    const tcp::endpoint endpoint(net::ip::make_address(contextOwner_->options.address), contextOwner_->options.port);
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(net::socket_base::reuse_address(true));
     acceptor_.bind(endpoint);
     acceptor_.listen(net::socket_base::max_listen_connections);
     const std::uint16_t port = acceptor_.local_endpoint().port();
     accept();
-    for (int i = 0; i < std::max(1, context_.options.threads); ++i) threads_.emplace_back([this] { io_.run(); });
+    for (int i = 0; i < std::max(1, contextOwner_->options.threads); ++i) threads_.emplace_back([this] { io_->run(); });
     return port;
   }
 
@@ -452,17 +463,23 @@ class Server::Impl {
       beast::error_code ignored;
       acceptor_.close(ignored);
     });
-    streams_.closeAll();
+    connections_.forEach([](Connection& connection) { connection.closeStream(); });
     // Give the terminating chunks a moment to leave before the threads stop.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    io_.stop();
+    io_->stop();
     for (auto& thread : threads_) thread.join();
     threads_.clear();
+    // Sessions hold the io_context (a stream a handler keeps may outlive the server) and pending
+    // handlers hold sessions: close every socket and let the handlers finish, so nothing is left
+    // holding anything.
+    connections_.forEach([](Connection& connection) { connection.closeSocket(); });
+    io_->restart();
+    io_->run_for(std::chrono::seconds(2));
   }
 
  private:
   void accept() {
-    acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
+    acceptor_.async_accept(net::make_strand(*io_), [this](beast::error_code ec, tcp::socket socket) {
       if (ec) {
         if (ec != net::error::operation_aborted) accept();
         return;
@@ -470,9 +487,9 @@ class Server::Impl {
       socket.set_option(tcp::no_delay(true));
       if (tls_) {
         startSession(std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
-            beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls_), context_));
+            io_, *contextOwner_, beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls_)));
       } else {
-        startSession(std::make_shared<Session<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), context_));
+        startSession(std::make_shared<Session<beast::tcp_stream>>(io_, *contextOwner_, beast::tcp_stream(std::move(socket))));
       }
       accept();
     });
@@ -480,15 +497,15 @@ class Server::Impl {
 
   template <class Stream>
   void startSession(std::shared_ptr<Session<Stream>> session) {
-    session->setRegistry(&streams_);
+    connections_.add(session);
     session->run();
   }
 
-  ServerContext context_;
-  net::io_context io_;
-  tcp::acceptor acceptor_{io_};
+  std::shared_ptr<const ServerContext> contextOwner_;
+  std::shared_ptr<net::io_context> io_ = std::make_shared<net::io_context>();
+  tcp::acceptor acceptor_{*io_};
   std::optional<ssl::context> tls_;
-  StreamRegistry streams_;
+  StreamRegistry connections_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
 };
