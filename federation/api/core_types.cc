@@ -1,5 +1,6 @@
 // core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
 #include "federation/api/basic_resource_type.h"
+#include "federation/api/machinery/base64.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
 
@@ -45,7 +46,7 @@ class SecretType : public BasicResourceType {
     // stringData is write-only: it lands in data, base64-encoded, as kube-apiserver does.
     if (internal.contains("stringData") && internal["stringData"].is_object()) {
       for (const auto& [key, value] : internal["stringData"].items())
-        if (value.is_string()) internal["data"][key] = base64(value.get<std::string>());
+        if (value.is_string()) internal["data"][key] = machinery::encodeBase64(value.get<std::string>());
       internal.erase("stringData");
     }
   }
@@ -53,7 +54,7 @@ class SecretType : public BasicResourceType {
     auto causes = BasicResourceType::validate(internal, old);
     const json data = internal.value("data", json::object());
     for (const auto& [key, value] : data.items())
-      if (!value.is_string() || !isBase64(value.get<std::string>()))
+      if (!value.is_string() || !machinery::isBase64(value.get<std::string>()))
         causes.push_back(fieldInvalid("data[" + key + "]", "<secret contents redacted>", "must be base64-encoded"));
     return causes;
   }
@@ -66,34 +67,6 @@ class SecretType : public BasicResourceType {
                         internal.value("data", json::object()).size(), ageOf(internal, now)});
   }
 
- private:
-  static std::string base64(const std::string& raw) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < raw.size(); i += 3) {
-      const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8) |
-                         static_cast<unsigned char>(raw[i + 2]);
-      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
-    }
-    if (i + 1 == raw.size()) {
-      const unsigned n = static_cast<unsigned char>(raw[i]) << 16;
-      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
-    } else if (i + 2 == raw.size()) {
-      const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8);
-      out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
-    }
-    return out;
-  }
-  static bool isBase64(const std::string& text) {
-    if (text.size() % 4 != 0) return false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      const bool padding = c == '=' && i + 2 >= text.size();
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && !padding) return false;
-    }
-    return true;
-  }
 };
 
 Schema objectReference() {

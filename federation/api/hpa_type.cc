@@ -128,6 +128,50 @@ std::string formatMetric(const json& spec, const json* status) {
   return now + "/" + wanted + (std::string(field) == "averageValue" && type != "Pods" ? " (avg)" : "");
 }
 
+// Where v2 keeps a metric list and where v1 shows its CPU utilisation entry instead.
+struct MetricListMapping {
+  const char* listField;    // v2: spec.metrics / status.currentMetrics
+  const char* valueField;   // "target" / "current"
+  const char* v1Field;      // spec.targetCPUUtilizationPercentage / status.currentCPUUtilizationPercentage
+  const char* annotation;   // where v1 carries the other entries
+  bool withTargetType;      // a target says "type": "Utilization", a current value does not
+};
+
+constexpr MetricListMapping kSpecMetrics{"metrics", "target", "targetCPUUtilizationPercentage", kV1MetricsAnnotation, true};
+constexpr MetricListMapping kStatusMetrics{"currentMetrics", "current", "currentCPUUtilizationPercentage",
+                                           kV1CurrentMetricsAnnotation, false};
+
+// v2 -> v1: the first CPU utilisation entry becomes the v1 field, the others go to the annotation.
+void splitCpuUtilization(json& served, json& section, const MetricListMapping& mapping) {
+  if (!section.contains(mapping.listField)) return;
+  json others = json::array();
+  bool cpuTaken = false;
+  for (const auto& metric : section[mapping.listField]) {
+    if (!cpuTaken && isCpuUtilization(metric, mapping.valueField)) {
+      section[mapping.v1Field] = metric["resource"][mapping.valueField]["averageUtilization"];
+      cpuTaken = true;
+    } else {
+      others.push_back(metric);
+    }
+  }
+  section.erase(mapping.listField);
+  if (!others.empty()) putAnnotation(served, mapping.annotation, others);
+}
+
+// v1 -> v2: the inverse of splitCpuUtilization.
+void joinCpuUtilization(json& internal, json& section, const MetricListMapping& mapping) {
+  json metrics = takeAnnotation(internal, mapping.annotation).value_or(json::array());
+  if (!metrics.is_array()) metrics = json::array();
+  if (section.contains(mapping.v1Field)) {
+    json value = {{"averageUtilization", section[mapping.v1Field]}};
+    if (mapping.withTargetType) value["type"] = "Utilization";
+    metrics.insert(metrics.begin(),
+                   json{{"type", "Resource"}, {"resource", {{"name", "cpu"}, {mapping.valueField, value}}}});
+    section.erase(mapping.v1Field);
+  }
+  if (!metrics.empty()) section[mapping.listField] = metrics;
+}
+
 class HorizontalPodAutoscalerType : public BasicResourceType {
  public:
   HorizontalPodAutoscalerType()
@@ -140,34 +184,15 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
   json toInternal(const json& served, const std::string& version) const override {
     json internal = BasicResourceType::toInternal(served, version);
     if (version != "v1") return internal;
-    json& spec = internal["spec"];
-    if (!spec.is_object()) spec = json::object();
-    json metrics = takeAnnotation(internal, kV1MetricsAnnotation).value_or(json::array());
-    if (!metrics.is_array()) metrics = json::array();
-    if (spec.contains("targetCPUUtilizationPercentage")) {
-      metrics.insert(metrics.begin(), json{{"type", "Resource"},
-                                           {"resource", {{"name", "cpu"},
-                                                         {"target", {{"type", "Utilization"},
-                                                                     {"averageUtilization", spec["targetCPUUtilizationPercentage"]}}}}}});
-      spec.erase("targetCPUUtilizationPercentage");
-    }
-    if (!metrics.empty()) spec["metrics"] = metrics;
-    if (auto behavior = takeAnnotation(internal, kV1BehaviorAnnotation)) spec["behavior"] = *behavior;
-
-    auto currentMetrics = takeAnnotation(internal, kV1CurrentMetricsAnnotation).value_or(json::array());
+    if (!internal["spec"].is_object()) internal["spec"] = json::object();
+    joinCpuUtilization(internal, internal["spec"], kSpecMetrics);
+    if (auto behavior = takeAnnotation(internal, kV1BehaviorAnnotation)) internal["spec"]["behavior"] = *behavior;
     auto conditions = takeAnnotation(internal, kV1ConditionsAnnotation);
     if (internal.contains("status") && internal["status"].is_object()) {
-      json& status = internal["status"];
-      if (!currentMetrics.is_array()) currentMetrics = json::array();
-      if (status.contains("currentCPUUtilizationPercentage")) {
-        currentMetrics.insert(currentMetrics.begin(),
-                              json{{"type", "Resource"},
-                                   {"resource", {{"name", "cpu"},
-                                                 {"current", {{"averageUtilization", status["currentCPUUtilizationPercentage"]}}}}}});
-        status.erase("currentCPUUtilizationPercentage");
-      }
-      if (!currentMetrics.empty()) status["currentMetrics"] = currentMetrics;
-      if (conditions && conditions->is_array()) status["conditions"] = *conditions;
+      joinCpuUtilization(internal, internal["status"], kStatusMetrics);
+      if (conditions && conditions->is_array()) internal["status"]["conditions"] = *conditions;
+    } else {
+      takeAnnotation(internal, kV1CurrentMetricsAnnotation);
     }
     return internal;
   }
@@ -176,40 +201,16 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
     json served = BasicResourceType::fromInternal(internal, version);
     if (version != "v1") return served;
     json& spec = served["spec"];
-    if (spec.is_object() && spec.contains("metrics")) {
-      json others = json::array();
-      bool cpuTaken = false;
-      for (const auto& metric : spec["metrics"]) {
-        if (!cpuTaken && isCpuUtilization(metric, "target")) {
-          spec["targetCPUUtilizationPercentage"] = metric["resource"]["target"]["averageUtilization"];
-          cpuTaken = true;
-        } else {
-          others.push_back(metric);
-        }
+    if (spec.is_object()) {
+      splitCpuUtilization(served, spec, kSpecMetrics);
+      if (spec.contains("behavior")) {
+        putAnnotation(served, kV1BehaviorAnnotation, spec["behavior"]);
+        spec.erase("behavior");
       }
-      spec.erase("metrics");
-      if (!others.empty()) putAnnotation(served, kV1MetricsAnnotation, others);
-    }
-    if (spec.is_object() && spec.contains("behavior")) {
-      putAnnotation(served, kV1BehaviorAnnotation, spec["behavior"]);
-      spec.erase("behavior");
     }
     if (served.contains("status") && served["status"].is_object()) {
       json& status = served["status"];
-      if (status.contains("currentMetrics")) {
-        json others = json::array();
-        bool cpuTaken = false;
-        for (const auto& metric : status["currentMetrics"]) {
-          if (!cpuTaken && isCpuUtilization(metric, "current")) {
-            status["currentCPUUtilizationPercentage"] = metric["resource"]["current"]["averageUtilization"];
-            cpuTaken = true;
-          } else {
-            others.push_back(metric);
-          }
-        }
-        status.erase("currentMetrics");
-        if (!others.empty()) putAnnotation(served, kV1CurrentMetricsAnnotation, others);
-      }
+      splitCpuUtilization(served, status, kStatusMetrics);
       if (status.contains("conditions")) {
         putAnnotation(served, kV1ConditionsAnnotation, status["conditions"]);
         status.erase("conditions");

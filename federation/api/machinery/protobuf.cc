@@ -1,5 +1,7 @@
 #include "federation/api/machinery/protobuf.h"
 
+#include "federation/api/machinery/base64.h"
+
 #include <cstdint>
 #include <functional>
 
@@ -262,25 +264,6 @@ json hpaSpec(std::string_view bytes, bool v2) {
   return spec;
 }
 
-std::string base64(std::string_view raw) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < raw.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8) |
-                       static_cast<unsigned char>(raw[i + 2]);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
-  }
-  if (i + 1 == raw.size()) {
-    const unsigned n = static_cast<unsigned char>(raw[i]) << 16;
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
-  } else if (i + 2 == raw.size()) {
-    const unsigned n = (static_cast<unsigned char>(raw[i]) << 16) | (static_cast<unsigned char>(raw[i + 1]) << 8);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
-  }
-  return out;
-}
-
 // core/v1 Secret: 1 metadata, 2 data (map<string, bytes>), 3 type, 4 stringData, 5 immutable.
 void secretFields(std::string_view raw, json& object) {
   forEachField(raw, [&](const auto& f) {
@@ -293,7 +276,7 @@ void secretFields(std::string_view raw, json& object) {
           if (g.number == 1) key = text(g);
           if (g.number == 2) value = message(g);
         });
-        object["data"][key] = base64(value);
+        object["data"][key] = encodeBase64(value);
         break;
       }
       case 3: object["type"] = text(f); break;

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "federation/api/machinery/base64.h"
 #include "federation/api/machinery/patch.h"
 #include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/selectors.h"
@@ -19,6 +20,18 @@ json deployment() {
   return json::parse(R"({"spec":{"replicas":1,"template":{"spec":{"containers":[
       {"name":"web","image":"nginx:1","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]},
       {"name":"sidecar","image":"envoy:1"}]}}}})");
+}
+
+TEST(Base64, EncodesWithPaddingAndRecognisesItself) {
+  EXPECT_EQ(encodeBase64(""), "");
+  EXPECT_EQ(encodeBase64("f"), "Zg==");
+  EXPECT_EQ(encodeBase64("fo"), "Zm8=");
+  EXPECT_EQ(encodeBase64("foo"), "Zm9v");
+  EXPECT_EQ(encodeBase64(std::string("\xff\x00", 2)), "/wA=");
+  EXPECT_TRUE(isBase64("Zm8="));
+  EXPECT_FALSE(isBase64("Zm8"));
+  EXPECT_FALSE(isBase64("Z=m8"));
+  EXPECT_FALSE(isBase64("not base64!!"));
 }
 
 TEST(StrategicMergePatch, MergesContainersAndEnvByName) {

@@ -1,0 +1,34 @@
+#include "federation/api/machinery/base64.h"
+
+#include <cctype>
+
+namespace fedhpa::api::machinery {
+
+std::string encodeBase64(std::string_view raw) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((raw.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < raw.size(); i += 3) {
+    const std::size_t left = raw.size() - i;
+    unsigned n = static_cast<unsigned char>(raw[i]) << 16;
+    if (left > 1) n |= static_cast<unsigned char>(raw[i + 1]) << 8;
+    if (left > 2) n |= static_cast<unsigned char>(raw[i + 2]);
+    out += kAlphabet[n >> 18];
+    out += kAlphabet[(n >> 12) & 63];
+    out += left > 1 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += left > 2 ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+bool isBase64(std::string_view text) {
+  if (text.size() % 4 != 0) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool padding = c == '=' && i + 2 >= text.size() && (i + 1 == text.size() || text[i + 1] == '=');
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && !padding) return false;
+  }
+  return true;
+}
+
+}  // namespace fedhpa::api::machinery
