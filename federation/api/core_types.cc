@@ -66,7 +66,6 @@ class SecretType : public BasicResourceType {
     return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/type"),
                         internal.value("data", json::object()).size(), ageOf(internal, now)});
   }
-
 };
 
 Schema objectReference() {
