@@ -184,6 +184,10 @@ ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
 
 ApiServer::~ApiServer() { stop(); }
 
+ResourceStore* ApiServer::store(const std::string& group, const std::string& resource) {
+  return dispatcher_->rest().find(group, resource);
+}
+
 std::uint16_t ApiServer::start() {
   server_ = std::make_unique<http::Server>(options_.http, dispatcher_);
   return server_->start();

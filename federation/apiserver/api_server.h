@@ -8,6 +8,7 @@
 
 #include "federation/api/resource.h"
 #include "federation/apiserver/http/server.h"
+#include "federation/apiserver/resource_store.h"
 #include "federation/storage/storage.h"
 
 namespace fedhpa::apiserver {
@@ -26,6 +27,10 @@ class ApiServer {
 
   std::uint16_t start();  // returns the bound port
   void stop();
+
+  // The store of a served resource, for controllers that run inside the server's process (the
+  // member-cluster simulator's); nullptr when the resource is not served.
+  ResourceStore* store(const std::string& group, const std::string& resource);
 
  private:
   class Dispatcher;

@@ -39,7 +39,7 @@ int apiserverMain(int argc, char** argv) {
     return 1;
   }
   apiserver::ApiServer server(std::move(storage), api::federationResources(), serverOptions);
-  return serveUntilSignal(server, serverOptions.http);
+  return serveUntilSignal([&] { return server.start(); }, [&] { server.stop(); }, serverOptions.http);
 }
 
 }  // namespace fedhpa::cmd

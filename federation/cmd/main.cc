@@ -7,6 +7,7 @@
 
 #include "federation/cmd/apiserver_command.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/member_sim_command.h"
 #include "federation/cmd/partition_command.h"
 
 namespace po = boost::program_options;
@@ -32,6 +33,7 @@ void usage(std::ostream& out) {
   out << "usage: fedhpa <command> [flags]\n\n"
          "commands:\n"
          "  apiserver   the federation API server (Kubernetes API, SQLite storage)\n"
+         "  member-sim  a simulated member cluster (Kubernetes API, HPA and Deployment controllers)\n"
          "  partition   print the plan the partitioner makes for a case file\n\n"
          "Run 'fedhpa <command> --help' for a command's flags.\n";
 }
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<int(int, char**)>> commands = {
       {"partition", partitionMain},
       {"apiserver", fedhpa::cmd::apiserverMain},
+      {"member-sim", fedhpa::cmd::memberSimMain},
   };
   if (argc < 2) {
     usage(std::cerr);

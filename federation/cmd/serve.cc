@@ -45,7 +45,8 @@ std::optional<std::string> httpOptionsFrom(const std::string& listen, const Serv
   return std::nullopt;
 }
 
-int serveUntilSignal(apiserver::ApiServer& server, const apiserver::http::ServerOptions& options) {
+int serveUntilSignal(const std::function<std::uint16_t()>& start, const std::function<void()>& stop,
+                     const apiserver::http::ServerOptions& options) {
   // Block the signals before any thread starts so that only sigwait below receives them.
   sigset_t signals;
   sigemptyset(&signals);
@@ -54,7 +55,7 @@ int serveUntilSignal(apiserver::ApiServer& server, const apiserver::http::Server
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::uint16_t port = 0;
   try {
-    port = server.start();
+    port = start();
   } catch (const std::exception& error) {
     std::cerr << "error: cannot serve on " << options.address << ":" << options.port << ": " << error.what() << "\n";
     return 1;
@@ -64,7 +65,7 @@ int serveUntilSignal(apiserver::ApiServer& server, const apiserver::http::Server
   int received = 0;
   sigwait(&signals, &received);
   FEDHPA_LOG(info) << "signal " << received << ": shutting down";
-  server.stop();
+  stop();
   return 0;
 }
 

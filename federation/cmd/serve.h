@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,7 @@ std::optional<std::string> httpOptionsFrom(const std::string& listen, const Serv
 
 // Starts the server, prints "listening on http(s)://ADDRESS:PORT" on stdout, waits for SIGINT or
 // SIGTERM, stops cleanly. Returns the process exit code.
-int serveUntilSignal(apiserver::ApiServer& server, const apiserver::http::ServerOptions& options);
+int serveUntilSignal(const std::function<std::uint16_t()>& start, const std::function<void()>& stop,
+                     const apiserver::http::ServerOptions& options);
 
 }  // namespace fedhpa::cmd

@@ -15,10 +15,14 @@ cleanup() {
 trap cleanup EXIT
 
 # start_server DATA_DIR: starts the apiserver, waits for its ready line, sets PORT and SERVER_PID.
-start_server() {
-  local data_dir=$1
+start_server() { start_fedhpa apiserver --listen 127.0.0.1:0 --data-dir "$1"; }
+
+# start_member_sim [FLAGS...]: a simulated member cluster, reached the same way.
+start_member_sim() { start_fedhpa member-sim --listen 127.0.0.1:0 "$@"; }
+
+start_fedhpa() {
   : > "$E2E_DIR/server.out"
-  "$FEDHPA" apiserver --listen 127.0.0.1:0 --data-dir "$data_dir" >"$E2E_DIR/server.out" 2>>"$E2E_DIR/server.err" &
+  "$FEDHPA" "$@" >"$E2E_DIR/server.out" 2>>"$E2E_DIR/server.err" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
     if grep -q '^listening on http://' "$E2E_DIR/server.out"; then
@@ -28,7 +32,7 @@ start_server() {
     fi
     sleep 0.1
   done
-  echo "apiserver did not become ready:"; cat "$E2E_DIR/server.err"; exit 1
+  echo "fedhpa $1 did not become ready:"; cat "$E2E_DIR/server.err"; exit 1
 }
 
 stop_server() {

@@ -1,0 +1,291 @@
+#include "clusters/sim/member_simulator.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "federation/api/time.h"
+#include "federation/apiserver/object_meta.h"
+#include "federation/common/logging.h"
+#include "federation/storage/sqlite_storage.h"
+
+namespace fedhpa::sim {
+
+using nlohmann::json;
+using apiserver::Subresource;
+
+namespace {
+
+constexpr int kDefaultTargetUtilization = 80;  // kube-controller-manager's, for an HPA without metrics
+
+std::vector<std::shared_ptr<const api::ResourceType>> memberResources() {
+  auto resources = api::federationResources();
+  std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
+  return resources;
+}
+
+apiserver::ResourceStore& storeOf(apiserver::ApiServer& server, const char* group, const char* resource) {
+  apiserver::ResourceStore* store = server.store(group, resource);
+  if (!store) throw std::logic_error(std::string("member-sim serves no ") + resource);
+  return *store;
+}
+
+ScalingRules rulesFrom(const json& rules, ScalingRules defaults) {
+  if (!rules.is_object()) return defaults;
+  if (rules.contains("stabilizationWindowSeconds") && rules["stabilizationWindowSeconds"].is_number_integer())
+    defaults.stabilizationWindow = std::chrono::seconds(rules["stabilizationWindowSeconds"].get<int>());
+  const std::string select = rules.value("selectPolicy", "Max");
+  defaults.select = select == "Min" ? SelectPolicy::Min : select == "Disabled" ? SelectPolicy::Disabled : SelectPolicy::Max;
+  if (rules.contains("policies") && rules["policies"].is_array()) {
+    defaults.policies.clear();
+    for (const auto& policy : rules["policies"])
+      defaults.policies.push_back({policy.value("type", "") == "Pods" ? ScalingPolicy::Type::Pods : ScalingPolicy::Type::Percent,
+                                   policy.value("value", 0), std::chrono::seconds(policy.value("periodSeconds", 15))});
+  }
+  return defaults;
+}
+
+HpaSpec specOf(const json& hpa) {
+  const json spec = hpa.value("spec", json::object());
+  HpaSpec out;
+  out.minReplicas = spec.value("minReplicas", 1);
+  out.maxReplicas = spec.value("maxReplicas", 1);
+  out.targetUtilization = kDefaultTargetUtilization;
+  for (const auto& metric : spec.value("metrics", json::array()))
+    if (metric.value("type", "") == "Resource" && metric.value("resource", json::object()).value("name", "") == "cpu") {
+      out.targetUtilization = metric["resource"].value("target", json::object()).value("averageUtilization", kDefaultTargetUtilization);
+      break;
+    }
+  const json behavior = spec.value("behavior", json::object());
+  out.scaleUp = rulesFrom(behavior.value("scaleUp", json()), defaultScaleUp());
+  out.scaleDown = rulesFrom(behavior.value("scaleDown", json()), defaultScaleDown());
+  return out;
+}
+
+double demandOf(const json& deployment) {
+  const json annotations = deployment.value("metadata", json::object()).value("annotations", json::object());
+  const auto demand = annotations.find(kDemandAnnotation);
+  if (demand == annotations.end() || !demand->is_string()) return 0;  // no annotation: an idle app
+  try {
+    return std::max(0.0, std::stod(demand->get<std::string>()));
+  } catch (const std::exception&) {
+    return 0;  // an unreadable demand is no load
+  }
+}
+
+json conditionsJson(const std::vector<Condition>& conditions, const json& previous, const std::string& now) {
+  json out = json::array();
+  for (const auto& condition : conditions) {
+    const std::string status = condition.status ? "True" : "False";
+    std::string since = now;
+    for (const auto& old : previous)
+      if (old.value("type", "") == condition.type && old.value("status", "") == status)
+        since = old.value("lastTransitionTime", now);
+    out.push_back({{"type", condition.type},
+                   {"status", status},
+                   {"lastTransitionTime", since},
+                   {"reason", condition.reason},
+                   {"message", condition.message}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> parseDuration(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  double millis;
+  if (unit == "ms") millis = value;
+  else if (unit == "s") millis = value * 1000;
+  else if (unit == "m") millis = value * 60'000;
+  else if (unit == "h") millis = value * 3'600'000;
+  else return std::nullopt;
+  if (millis <= 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<long long>(millis));
+}
+
+MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
+    : options_(std::move(options)),
+      server_(std::make_unique<apiserver::ApiServer>(
+          storage::SqliteStorage::openInMemory({}), memberResources(),
+          apiserver::ApiServerOptions{options_.http, {"default", "kube-system", "kube-public"}})),
+      hpas_(storeOf(*server_, "autoscaling", "horizontalpodautoscalers")),
+      deployments_(storeOf(*server_, "apps", "deployments")),
+      events_(storeOf(*server_, "", "events")) {}
+
+MemberSimulator::~MemberSimulator() { stop(); }
+
+std::uint16_t MemberSimulator::start() {
+  const std::uint16_t port = server_->start();
+  loop_ = std::thread([this] { run(); });
+  return port;
+}
+
+void MemberSimulator::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  server_->stop();
+}
+
+void MemberSimulator::run() {
+  // Deployments catch up every second; HPAs sync every period, as kube-controller-manager's do.
+  const auto tick = std::min<std::chrono::milliseconds>(options_.hpaSyncPeriod, std::chrono::seconds(1));
+  auto nextHpaSync = std::chrono::steady_clock::now() + options_.hpaSyncPeriod;
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, tick, [&] { return stopping_; })) {
+    lock.unlock();
+    try {
+      syncDeployments();
+      if (std::chrono::steady_clock::now() >= nextHpaSync) {
+        nextHpaSync += options_.hpaSyncPeriod;
+        syncOnce(Clock::now());
+      }
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "member-sim " << options_.name << ": " << error.what();
+    }
+    lock.lock();
+  }
+}
+
+void MemberSimulator::syncOnce(TimePoint now) {
+  syncDeployments();
+  for (const auto& hpa : hpas_.list({"", {}, std::nullopt, ""}).items) {
+    try {
+      syncHpa(hpa, now);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "member-sim " << options_.name << ": HPA " << apiserver::metaString(hpa, "name") << ": "
+                          << error.what();
+    }
+  }
+}
+
+// The Deployment controller with instant pods: every replica asked for is ready and available.
+void MemberSimulator::syncDeployments() {
+  for (const auto& deployment : deployments_.list({"", {}, std::nullopt, ""}).items) {
+    const int replicas = deployment.value("spec", json::object()).value("replicas", 1);
+    const json wanted = {{"observedGeneration", deployment["metadata"].value("generation", 1)},
+                         {"replicas", replicas},
+                         {"updatedReplicas", replicas},
+                         {"readyReplicas", replicas},
+                         {"availableReplicas", replicas}};
+    if (deployment.value("status", json::object()) == wanted) continue;
+    deployments_.update(apiserver::metaString(deployment, "namespace"), apiserver::metaString(deployment, "name"),
+                        [&](const json& current) {
+                          json next = current;
+                          next["status"] = wanted;
+                          next["metadata"].erase("resourceVersion");
+                          return next;
+                        },
+                        Subresource::Status, false);
+  }
+}
+
+void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
+  const std::string ns = apiserver::metaString(hpa, "namespace");
+  const json ref = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
+  const HpaSpec spec = specOf(hpa);
+  std::optional<json> target;
+  if (ref.value("kind", "") == "Deployment") {
+    try {
+      target = deployments_.get(ns, ref.value("name", ""));
+    } catch (const api::ApiError& error) {
+      if (error.code() != 404) throw;
+    }
+  }
+  std::optional<int> current;
+  std::optional<double> utilization;
+  if (target) {
+    current = target->value("spec", json::object()).value("replicas", 1);
+    utilization = utilizationFromDemand(demandOf(*target), *current, spec.targetUtilization);
+  }
+  const SyncResult result = sim::syncHpa({spec, current, utilization, now}, memories_[apiserver::metaString(hpa, "uid")]);
+
+  if (result.rescaled && target)
+    deployments_.update(ns, ref.value("name", ""),
+                        [&](const json& deployment) {
+                          json next = deployment;
+                          next["spec"]["replicas"] = result.desiredReplicas;
+                          next["metadata"].erase("resourceVersion");
+                          return next;
+                        },
+                        Subresource::Main, false);
+
+  const std::string stamp = api::formatRfc3339(now);
+  hpas_.update(ns, apiserver::metaString(hpa, "name"),
+               [&](const json& currentHpa) {
+                 json next = currentHpa;
+                 next["metadata"].erase("resourceVersion");
+                 const json previous = currentHpa.value("status", json::object());
+                 json status = {{"observedGeneration", currentHpa["metadata"].value("generation", 1)},
+                                {"currentReplicas", result.currentReplicas},
+                                {"desiredReplicas", result.desiredReplicas},
+                                {"conditions", conditionsJson(result.conditions, previous.value("conditions", json::array()), stamp)}};
+                 if (result.currentUtilizationPercent)
+                   status["currentMetrics"] = json::array(
+                       {{{"type", "Resource"},
+                         {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", *result.currentUtilizationPercent}}}}}}});
+                 if (result.rescaled) status["lastScaleTime"] = stamp;
+                 else if (previous.contains("lastScaleTime")) status["lastScaleTime"] = previous["lastScaleTime"];
+                 next["status"] = status;
+                 return next;
+               },
+               Subresource::Status, false);
+  if (result.event) recordEvent(hpa, *result.event, now);
+}
+
+// Like client-go's event recorder: the same reason and message on the same object count up.
+void MemberSimulator::recordEvent(const json& object, const SyncResult::Event& event, TimePoint now) {
+  const std::string ns = apiserver::metaString(object, "namespace");
+  const std::string uid = apiserver::metaString(object, "uid");
+  const std::size_t digest = std::hash<std::string>{}(uid + event.reason + event.message);
+  char suffix[20];
+  std::snprintf(suffix, sizeof suffix, "%016zx", digest);
+  const std::string name = apiserver::metaString(object, "name") + "." + suffix;
+  const std::string stamp = api::formatRfc3339(now);
+  try {
+    events_.update(ns, name,
+                   [&](const json& current) {
+                     json next = current;
+                     next["metadata"].erase("resourceVersion");
+                     next["count"] = current.value("count", 1) + 1;
+                     next["lastTimestamp"] = stamp;
+                     return next;
+                   },
+                   Subresource::Main, false);
+    return;
+  } catch (const api::ApiError& error) {
+    if (error.code() != 404) throw;
+  }
+  events_.create(ns,
+                 {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", name}}},
+                  {"involvedObject",
+                   {{"kind", "HorizontalPodAutoscaler"},
+                    {"namespace", ns},
+                    {"name", apiserver::metaString(object, "name")},
+                    {"uid", uid},
+                    {"apiVersion", "autoscaling/v2"}}},
+                  {"reason", event.reason},
+                  {"message", event.message},
+                  {"source", {{"component", "horizontal-pod-autoscaler"}}},
+                  {"firstTimestamp", stamp},
+                  {"lastTimestamp", stamp},
+                  {"count", 1},
+                  {"type", event.type},
+                  {"reportingComponent", "horizontal-pod-autoscaler"},
+                  {"reportingInstance", options_.name}},
+                 false);
+}
+
+}  // namespace fedhpa::sim

@@ -1,0 +1,61 @@
+// `fedhpa member-sim`: one simulated member cluster. The API server library on an in-memory
+// store, plus what kube-controller-manager would run for fedhpa's purposes: an HPA controller
+// (the pure model in model/hpa_model.h, on the wall clock), a Deployment controller whose pods are
+// ready at once, and a load model read from each Deployment's `sim.fedhpa.io/demand` annotation.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "clusters/sim/model/hpa_model.h"
+#include "federation/apiserver/api_server.h"
+
+namespace fedhpa::sim {
+
+inline constexpr const char* kDemandAnnotation = "sim.fedhpa.io/demand";
+
+struct MemberSimulatorOptions {
+  std::string name = "member1";
+  std::chrono::milliseconds hpaSyncPeriod{15000};
+  apiserver::http::ServerOptions http;
+};
+
+class MemberSimulator {
+ public:
+  explicit MemberSimulator(MemberSimulatorOptions options);
+  ~MemberSimulator();
+
+  std::uint16_t start();
+  void stop();
+  apiserver::ApiServer& server() { return *server_; }
+
+  // One pass of the simulated controllers (the loop calls it every sync period; tests may too).
+  void syncOnce(TimePoint now);
+
+ private:
+  void run();
+  void syncDeployments();
+  void syncHpa(const nlohmann::json& hpa, TimePoint now);
+  void recordEvent(const nlohmann::json& object, const SyncResult::Event& event, TimePoint now);
+
+  MemberSimulatorOptions options_;
+  std::unique_ptr<apiserver::ApiServer> server_;
+  apiserver::ResourceStore& hpas_;
+  apiserver::ResourceStore& deployments_;
+  apiserver::ResourceStore& events_;
+  std::map<std::string, HpaMemory> memories_;  // by HPA uid
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread loop_;
+};
+
+// "15s", "500ms", "2m", "1h": Kubernetes-style durations for flags. nullopt when malformed.
+std::optional<std::chrono::milliseconds> parseDuration(const std::string& text);
+
+}  // namespace fedhpa::sim

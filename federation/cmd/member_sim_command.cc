@@ -1,0 +1,42 @@
+#include "federation/cmd/member_sim_command.h"
+
+#include <iostream>
+
+#include "clusters/sim/member_simulator.h"
+#include "federation/cmd/flags.h"
+#include "federation/cmd/serve.h"
+
+namespace fedhpa::cmd {
+
+namespace po = boost::program_options;
+
+int memberSimMain(int argc, char** argv) {
+  std::string listen;
+  std::string syncPeriod;
+  ServeFlags serve;
+  sim::MemberSimulatorOptions options;
+  po::options_description description("fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s]");
+  description.add_options()
+      ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
+      ("port", po::value<int>(), "shorthand for --listen 127.0.0.1:PORT")
+      ("name", po::value<std::string>(&options.name)->default_value("member1"), "the simulated cluster's name (events, logs)")
+      ("hpa-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"), "how often the HPA controller syncs");
+  addServeFlags(description, serve);
+  po::variables_map vm;
+  if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
+  if (vm.count("port")) listen = "127.0.0.1:" + std::to_string(vm["port"].as<int>());
+  const auto period = sim::parseDuration(syncPeriod);
+  if (!period) {
+    std::cerr << "error: --hpa-sync-period: want a duration like 15s or 500ms, got " << syncPeriod << "\n";
+    return kUsageError;
+  }
+  options.hpaSyncPeriod = *period;
+  if (const auto error = httpOptionsFrom(listen, serve, options.http)) {
+    std::cerr << "error: " << *error << "\n";
+    return kUsageError;
+  }
+  sim::MemberSimulator simulator(options);
+  return serveUntilSignal([&] { return simulator.start(); }, [&] { simulator.stop(); }, options.http);
+}
+
+}  // namespace fedhpa::cmd
