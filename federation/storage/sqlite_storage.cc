@@ -364,6 +364,10 @@ std::unique_ptr<Watch> SqliteStorage::Impl::watch(const std::string& prefix, Rev
   std::lock_guard lock(mutex_);
   if (afterRevision < compacted_)
     throw StorageError(StorageError::Code::Expired, "revision " + std::to_string(afterRevision) + " is compacted");
+  // A revision this store never reached (a client that watched another incarnation of an
+  // in-memory server): the client must list again, as it must after compaction.
+  if (afterRevision > revision_)
+    throw StorageError(StorageError::Code::Expired, "revision " + std::to_string(afterRevision) + " is in the future");
   std::vector<WatchEvent> history;
   if (afterRevision < revision_) {
     Statement query(db_, "SELECT * FROM events WHERE rev > ? AND key >= ? AND key < ? ORDER BY rev");

@@ -31,4 +31,23 @@ bool isBase64(std::string_view text) {
   return true;
 }
 
+std::optional<std::string> decodeBase64(std::string_view text) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
+    const auto value = kAlphabet.find(c);
+    if (value == std::string_view::npos) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<unsigned>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
 }  // namespace fedhpa::api::machinery

@@ -1,6 +1,7 @@
 // Standard base64 (RFC 4648, padded): how Secret data and protobuf bytes fields appear in JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -8,5 +9,7 @@ namespace fedhpa::api::machinery {
 
 std::string encodeBase64(std::string_view raw);
 bool isBase64(std::string_view text);
+// nullopt when text holds anything but base64 (line breaks and spaces are skipped, as PEM-in-YAML has them).
+std::optional<std::string> decodeBase64(std::string_view text);
 
 }  // namespace fedhpa::api::machinery

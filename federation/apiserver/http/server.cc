@@ -206,7 +206,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       }
       if (ec == beast::http::error::end_of_stream || ec == net::error::eof) return self->shutdown();
       if (ec) {
-        if (ec != net::error::operation_aborted && ec != beast::error::timeout && ec != net::error::connection_reset) {
+        // Only a request that does not parse gets a 400; a peer that went away just goes.
+        const bool malformed = ec.category() == beast::http::make_error_code(beast::http::error::bad_target).category();
+        if (malformed) {
           Response response{400, {}, api::ApiError::badRequest("malformed HTTP request: " + ec.message()).toStatus().dump()};
           response.headers.emplace("Content-Type", "application/json");
           self->respond(std::move(response), false);

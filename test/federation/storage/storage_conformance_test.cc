@@ -143,6 +143,9 @@ TEST_P(StorageConformance, RevisionsOlderThanTheHistoryAreExpired) {
   EXPECT_EQ(codeOf([&] { storage_->list({"/r/", start, {}, ""}); }), StorageError::Code::Expired);
   EXPECT_EQ(codeOf([&] { storage_->watch("/r/", start, [](const WatchEvent&) {}); }), StorageError::Code::Expired);
   EXPECT_NO_THROW(storage_->watch("/r/", storage_->oldestRevision(), [](const WatchEvent&) {}));
+  EXPECT_EQ(codeOf([&] { storage_->watch("/r/", storage_->currentRevision() + 100, [](const WatchEvent&) {}); }),
+            StorageError::Code::Expired)
+      << "a revision the store never reached";
 }
 
 TEST_P(StorageConformance, WatchReplaysHistoryThenLiveWithoutGapOrDuplicate) {

@@ -32,6 +32,9 @@ TEST(Base64, EncodesWithPaddingAndRecognisesItself) {
   EXPECT_FALSE(isBase64("Zm8"));
   EXPECT_FALSE(isBase64("Z=m8"));
   EXPECT_FALSE(isBase64("not base64!!"));
+  EXPECT_EQ(decodeBase64("Zm9v\nYmFy"), "foobar");
+  EXPECT_EQ(decodeBase64(encodeBase64(std::string("\x00\xff\x10", 3))), std::string("\x00\xff\x10", 3));
+  EXPECT_FALSE(decodeBase64("no!"));
 }
 
 TEST(StrategicMergePatch, MergesContainersAndEnvByName) {

@@ -1,0 +1,167 @@
+#include "clusters/client/informer.h"
+
+#include <algorithm>
+
+#include "federation/common/logging.h"
+
+namespace fedhpa::clusters {
+
+namespace {
+
+std::string metaField(const json& object, const char* field) {
+  const auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  return meta->value(field, "");
+}
+
+}  // namespace
+
+std::string objectKey(const json& object) {
+  const std::string ns = metaField(object, "namespace");
+  return ns.empty() ? metaField(object, "name") : ns + "/" + metaField(object, "name");
+}
+
+Informer::Informer(KubeClient& client, Resource resource, InformerHandlers handlers, InformerOptions options)
+    : client_(client), resource_(std::move(resource)), handlers_(std::move(handlers)), options_(std::move(options)) {}
+
+Informer::~Informer() { stop(); }
+
+void Informer::start() { thread_ = std::thread([this] { run(); }); }
+
+void Informer::stop() {
+  stopping_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (current_) current_->cancel();
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Informer::waitForSync(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return synced_.load(); });
+}
+
+std::optional<json> Informer::get(const std::string& namespaceName, const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = cache_.find(namespaceName.empty() ? name : namespaceName + "/" + name);
+  if (it == cache_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<json> Informer::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<json> out;
+  out.reserve(cache_.size());
+  for (const auto& [key, object] : cache_) out.push_back(object);
+  return out;
+}
+
+std::vector<json> Informer::listNamespace(const std::string& namespaceName) const {
+  std::lock_guard lock(mutex_);
+  std::vector<json> out;
+  const auto keys = byNamespace_.find(namespaceName);
+  if (keys == byNamespace_.end()) return out;
+  for (const auto& key : keys->second) out.push_back(cache_.at(key));
+  return out;
+}
+
+bool Informer::sleepUnlessStopped(std::chrono::milliseconds duration) {
+  std::unique_lock lock(mutex_);
+  return !changed_.wait_for(lock, duration, [&] { return stopping_.load(); });
+}
+
+void Informer::run() {
+  auto backoff = options_.initialBackoff;
+  std::string resourceVersion;
+  while (!stopping_) {
+    try {
+      if (resourceVersion.empty()) resourceVersion = relist();
+      watchFrom(resourceVersion);
+      // watchFrom returns with the last version it saw when the server ended the stream.
+      backoff = options_.initialBackoff;
+    } catch (const ClientError& error) {
+      if (stopping_) break;
+      if (error.kind() == ClientError::Kind::Expired) {
+        FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << error.what() << "; listing again";
+        resourceVersion.clear();
+        continue;
+      }
+      FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << error.what() << "; retrying in " << backoff.count() << "ms";
+      if (!sleepUnlessStopped(backoff)) break;
+      backoff = std::min(backoff * 2, options_.maxBackoff);
+      // After a failed watch the version we hold may be gone from the server's history (a
+      // restarted server, say); a 410 on the next watch sends us to list again.
+    }
+    if (!resourceVersion.empty()) resourceVersion = lastSeenVersion_;
+  }
+}
+
+// Lists everything and delivers what changed against the cache: adds, updates, and deletes for
+// objects that vanished while we were not watching.
+std::string Informer::relist() {
+  const json page = client_.list(resource_, options_.namespaceName, options_.selectors);
+  std::map<std::string, json> fresh;
+  for (const auto& item : page.value("items", json::array())) fresh[objectKey(item)] = item;
+  std::map<std::string, json> before;
+  {
+    std::lock_guard lock(mutex_);
+    before = cache_;
+  }
+  for (const auto& [key, object] : before)
+    if (!fresh.count(key)) apply("DELETED", object);
+  for (const auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", object);
+  synced_ = true;
+  changed_.notify_all();
+  lastSeenVersion_ = page.value("metadata", json::object()).value("resourceVersion", "");
+  return lastSeenVersion_;
+}
+
+void Informer::watchFrom(std::string resourceVersion) {
+  auto stream = client_.watch(resource_, options_.namespaceName, resourceVersion, options_.selectors);
+  WatchStream* raw = stream.get();
+  {
+    std::lock_guard lock(mutex_);
+    current_ = std::move(stream);
+    if (stopping_) raw->cancel();
+  }
+  while (auto event = raw->next()) {
+    const std::string type = event->value("type", "");
+    const json& object = (*event)["object"];
+    if (type == "ERROR") throw errorFromStatus(object.value("code", 500), object.dump());
+    const std::string version = metaField(object, "resourceVersion");
+    if (!version.empty()) lastSeenVersion_ = version;
+    if (type != "BOOKMARK") apply(type, object);
+  }
+  std::lock_guard lock(mutex_);
+  current_.reset();
+}
+
+void Informer::apply(const std::string& type, const json& object) {
+  const std::string key = objectKey(object);
+  const std::string ns = metaField(object, "namespace");
+  std::optional<json> before;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) before = it->second;
+    auto& keys = byNamespace_[ns];
+    if (type == "DELETED") {
+      cache_.erase(key);
+      keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
+    } else {
+      if (!before) keys.push_back(key);
+      cache_[key] = object;
+    }
+  }
+  if (type == "DELETED") {
+    if (handlers_.onDelete) handlers_.onDelete(before.value_or(object));
+  } else if (before) {
+    if (handlers_.onUpdate && *before != object) handlers_.onUpdate(*before, object);
+  } else if (handlers_.onAdd) {
+    handlers_.onAdd(object);
+  }
+}
+
+}  // namespace fedhpa::clusters

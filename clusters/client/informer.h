@@ -1,0 +1,77 @@
+// A shared-informer: list, then watch from the list's resourceVersion; on a stream's end watch
+// again from the last version seen, on 410 Expired list again and deliver the differences; an
+// indexed cache; add/update/delete delivered in order from one thread; hasSynced() after the
+// first list. It rides out the server going away (reconnects with capped backoff).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clusters/client/kube_client.h"
+
+namespace fedhpa::clusters {
+
+struct InformerHandlers {
+  std::function<void(const json& object)> onAdd;
+  std::function<void(const json& before, const json& after)> onUpdate;
+  std::function<void(const json& lastState)> onDelete;
+};
+
+struct InformerOptions {
+  std::string namespaceName;  // "" = all namespaces
+  ListOptions selectors;      // label/field selectors for list and watch
+  std::chrono::milliseconds initialBackoff{200};
+  std::chrono::milliseconds maxBackoff{5000};
+};
+
+class Informer {
+ public:
+  Informer(KubeClient& client, Resource resource, InformerHandlers handlers, InformerOptions options = {});
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  void start();
+  void stop();  // returns promptly: cancels the open watch
+  bool hasSynced() const { return synced_; }
+  // Waits until the first list has been delivered; false on timeout.
+  bool waitForSync(std::chrono::milliseconds timeout);
+
+  std::optional<json> get(const std::string& namespaceName, const std::string& name) const;
+  std::vector<json> list() const;
+  std::vector<json> listNamespace(const std::string& namespaceName) const;
+
+ private:
+  void run();
+  std::string relist();
+  void watchFrom(std::string resourceVersion);
+  void apply(const std::string& type, const json& object);
+  bool sleepUnlessStopped(std::chrono::milliseconds duration);
+
+  KubeClient& client_;
+  Resource resource_;
+  InformerHandlers handlers_;
+  InformerOptions options_;
+  std::atomic<bool> synced_{false};
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, json> cache_;                          // by "namespace/name"
+  std::map<std::string, std::vector<std::string>> byNamespace_;  // the namespace index
+  std::unique_ptr<WatchStream> current_;
+  std::string lastSeenVersion_;  // only the informer's thread touches it
+  std::thread thread_;
+};
+
+// "namespace/name" (just "name" for cluster-scoped objects), the key of caches and work queues.
+std::string objectKey(const json& object);
+
+}  // namespace fedhpa::clusters

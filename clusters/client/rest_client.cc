@@ -1,0 +1,208 @@
+#include "clusters/client/rest_client.h"
+
+#include <cpprest/http_client.h>
+#include <cpprest/rawptrstream.h>
+#include <cpprest/containerstream.h>
+#include <pplx/threadpool.h>
+
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "federation/common/logging.h"
+
+namespace fedhpa::clusters {
+
+namespace http = web::http;
+using web::http::client::http_client;
+using web::http::client::http_client_config;
+
+namespace {
+
+// A watch must outlive long silences: cpprestsdk's timeout is an inactivity timer and 0 cancels
+// at once, so "no timeout" is a very long one (cpprest-facts.md 3, 7.4).
+constexpr std::chrono::hours kWatchTimeout{24 * 365};
+
+std::string queryOf(const ListOptions& options, std::initializer_list<std::pair<std::string, std::string>> extra) {
+  web::uri_builder builder;
+  if (!options.labelSelector.empty()) builder.append_query("labelSelector", options.labelSelector);
+  if (!options.fieldSelector.empty()) builder.append_query("fieldSelector", options.fieldSelector);
+  if (options.limit) builder.append_query("limit", std::to_string(*options.limit));
+  if (!options.continueToken.empty()) builder.append_query("continue", options.continueToken);
+  for (const auto& [key, value] : extra) builder.append_query(key, value);
+  const std::string query = builder.query();
+  return query.empty() ? "" : "?" + query;
+}
+
+bool retryable(int code) { return code == 429 || code >= 500; }
+
+class RestWatchStream : public WatchStream {
+ public:
+  RestWatchStream(http::http_response response, pplx::cancellation_token_source cancel)
+      : body_(response.body()), cancel_(std::move(cancel)) {}
+  ~RestWatchStream() override { cancel(); }
+
+  std::optional<json> next() override {
+    for (;;) {
+      concurrency::streams::container_buffer<std::string> line;
+      std::size_t read = 0;
+      try {
+        read = body_.read_line(line).get();
+      } catch (const std::exception& error) {
+        if (cancel_.get_token().is_canceled()) return std::nullopt;
+        throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", std::string("watch: ") + error.what());
+      }
+      if (read == 0 && body_.is_eof()) return std::nullopt;
+      const std::string& text = line.collection();
+      if (text.empty()) continue;
+      json event = json::parse(text, nullptr, false);
+      if (event.is_discarded()) throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + text);
+      return event;
+    }
+  }
+
+  void cancel() override { cancel_.cancel(); }
+
+ private:
+  concurrency::streams::istream body_;
+  pplx::cancellation_token_source cancel_;
+};
+
+}  // namespace
+
+void initializeHttpClientPool(std::size_t threads) {
+  static std::once_flag once;
+  std::call_once(once, [threads] { crossplat::threadpool::initialize_with_threads(threads); });
+}
+
+class RestClient::Impl {
+ public:
+  Impl(RestConfig config, RestClientOptions options)
+      : config_(std::move(config)), options_(options), client_(config_.server, configFor(options.requestTimeout)),
+        watchClient_(config_.server, configFor(kWatchTimeout)) {}
+
+  json call(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
+            const std::string& contentType = "application/json") {
+    const bool idempotent = method == http::methods::GET || method == http::methods::PUT || method == http::methods::DEL;
+    std::mt19937 jitter(std::random_device{}());
+    auto backoff = options_.retry.initialBackoff;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        http::http_response response = client_.request(request(method, pathAndQuery, body, contentType)).get();
+        const std::string text = response.extract_utf8string(true).get();
+        const int code = response.status_code();
+        if (code < 300) return text.empty() ? json::object() : json::parse(text);
+        ClientError error = errorFromStatus(code, text);
+        if (!idempotent || !retryable(code) || attempt >= options_.retry.attempts) throw error;
+        FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << " after HTTP " << code;
+      } catch (const http::http_exception& error) {
+        // The request did not get through (refused, or a pooled connection the server had
+        // closed): repeating it is safe for every verb fedhpa uses, since creates carry names.
+        if (attempt >= options_.retry.attempts)
+          throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+        FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << ": " << error.what();
+      }
+      // Full jitter: a random wait up to the doubling backoff, capped.
+      std::this_thread::sleep_for(std::chrono::milliseconds(
+          std::uniform_int_distribution<long long>(backoff.count() / 2, backoff.count())(jitter)));
+      backoff = std::min(backoff * 2, options_.retry.maxBackoff);
+    }
+  }
+
+  std::unique_ptr<WatchStream> watch(const std::string& pathAndQuery) {
+    pplx::cancellation_token_source cancel;
+    http::http_response response;
+    try {
+      response = watchClient_.request(request(http::methods::GET, pathAndQuery, std::nullopt, ""), cancel.get_token()).get();
+    } catch (const std::exception& error) {
+      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+    }
+    if (response.status_code() >= 300) throw errorFromStatus(response.status_code(), response.extract_utf8string(true).get());
+    return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel));
+  }
+
+  int probe(const std::string& path) {
+    try {
+      return client_.request(request(http::methods::GET, path, std::nullopt, "")).get().status_code();
+    } catch (const std::exception& error) {
+      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+    }
+  }
+
+ private:
+  http_client_config configFor(std::chrono::seconds timeout) const {
+    http_client_config config;
+    config.set_timeout(timeout);
+    if (config_.insecureSkipTlsVerify) config.set_validate_certificates(false);
+    const std::string ca = config_.caPem, cert = config_.clientCertPem, key = config_.clientKeyPem;
+    if (!ca.empty() || !cert.empty())
+      config.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& context) {
+        if (!ca.empty()) context.add_certificate_authority(boost::asio::buffer(ca));
+        if (!cert.empty()) {
+          context.use_certificate_chain(boost::asio::buffer(cert));
+          context.use_private_key(boost::asio::buffer(key), boost::asio::ssl::context::pem);
+        }
+      });
+    return config;
+  }
+
+  http::http_request request(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
+                             const std::string& contentType) const {
+    http::http_request request(method);
+    request.set_request_uri(pathAndQuery);
+    request.headers().add("Accept", "application/json");
+    if (!config_.bearerToken.empty()) request.headers().add("Authorization", "Bearer " + config_.bearerToken);
+    if (body) request.set_body(body->dump(), contentType);
+    return request;
+  }
+
+  RestConfig config_;
+  RestClientOptions options_;
+  http_client client_;
+  http_client watchClient_;
+};
+
+RestClient::RestClient(RestConfig config, RestClientOptions options)
+    : impl_(std::make_unique<Impl>(std::move(config), options)) {}
+RestClient::~RestClient() = default;
+
+json RestClient::get(const Resource& resource, const std::string& namespaceName, const std::string& name) {
+  return impl_->call(http::methods::GET, resource.path(namespaceName, name), std::nullopt);
+}
+
+json RestClient::list(const Resource& resource, const std::string& namespaceName, const ListOptions& options) {
+  return impl_->call(http::methods::GET, resource.path(namespaceName) + queryOf(options, {}), std::nullopt);
+}
+
+json RestClient::create(const Resource& resource, const std::string& namespaceName, const json& object) {
+  return impl_->call(http::methods::POST, resource.path(namespaceName), object);
+}
+
+json RestClient::update(const Resource& resource, const json& object, const std::string& subresource) {
+  const json& meta = object.at("metadata");
+  return impl_->call(http::methods::PUT,
+                     resource.path(meta.value("namespace", ""), meta.value("name", ""), subresource), object);
+}
+
+json RestClient::mergePatch(const Resource& resource, const std::string& namespaceName, const std::string& name,
+                            const json& patch, const std::string& subresource) {
+  return impl_->call(http::methods::PATCH, resource.path(namespaceName, name, subresource), patch,
+                     "application/merge-patch+json");
+}
+
+json RestClient::remove(const Resource& resource, const std::string& namespaceName, const std::string& name,
+                        const std::string& propagationPolicy) {
+  std::optional<json> body;
+  if (!propagationPolicy.empty()) body = json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", propagationPolicy}};
+  return impl_->call(http::methods::DEL, resource.path(namespaceName, name), body);
+}
+
+std::unique_ptr<WatchStream> RestClient::watch(const Resource& resource, const std::string& namespaceName,
+                                               const std::string& resourceVersion, const ListOptions& options) {
+  return impl_->watch(resource.path(namespaceName) +
+                      queryOf(options, {{"watch", "true"}, {"allowWatchBookmarks", "true"}, {"resourceVersion", resourceVersion}}));
+}
+
+int RestClient::probe(const std::string& path) { return impl_->probe(path); }
+
+}  // namespace fedhpa::clusters

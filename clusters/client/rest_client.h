@@ -1,0 +1,52 @@
+// KubeClient on cpprestsdk's http_client (every outgoing connection in fedhpa goes through it):
+// TLS with the kubeconfig's CA and client certificate, bearer tokens, request timeouts (none on
+// watches), and retries with capped exponential backoff and jitter for connection failures,
+// 429 and 5xx on requests that are safe to repeat. cpprest headers stay inside the .cc.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "clusters/client/kube_client.h"
+#include "clusters/client/kubeconfig.h"
+
+namespace fedhpa::clusters {
+
+struct RetryPolicy {
+  int attempts = 5;
+  std::chrono::milliseconds initialBackoff{100};
+  std::chrono::milliseconds maxBackoff{3000};
+};
+
+struct RestClientOptions {
+  std::chrono::seconds requestTimeout{30};
+  RetryPolicy retry;
+};
+
+// cpprestsdk runs all its I/O and continuations on one process-wide pool of 40 threads unless told
+// otherwise before its first use; fedhpa's main calls this first thing (cpprest-facts.md 2, 7.8).
+void initializeHttpClientPool(std::size_t threads);
+
+class RestClient : public KubeClient {
+ public:
+  RestClient(RestConfig config, RestClientOptions options = {});
+  ~RestClient() override;
+
+  json get(const Resource& resource, const std::string& namespaceName, const std::string& name) override;
+  json list(const Resource& resource, const std::string& namespaceName, const ListOptions& options) override;
+  json create(const Resource& resource, const std::string& namespaceName, const json& object) override;
+  json update(const Resource& resource, const json& object, const std::string& subresource = "") override;
+  json mergePatch(const Resource& resource, const std::string& namespaceName, const std::string& name,
+                  const json& patch, const std::string& subresource = "") override;
+  json remove(const Resource& resource, const std::string& namespaceName, const std::string& name,
+              const std::string& propagationPolicy = "") override;
+  std::unique_ptr<WatchStream> watch(const Resource& resource, const std::string& namespaceName,
+                                     const std::string& resourceVersion, const ListOptions& options) override;
+  int probe(const std::string& path) override;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fedhpa::clusters

@@ -1,0 +1,178 @@
+// The cpprestsdk client against servers that misbehave on purpose: Status errors become typed
+// errors, safe requests are retried through 503s, TLS with a CA and a client certificate works.
+#include "clusters/client/rest_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "federation/api/status.h"
+#include "federation/apiserver/http/server.h"
+
+namespace fedhpa::clusters {
+namespace {
+
+using apiserver::http::Handler;
+using apiserver::http::Request;
+using apiserver::http::Responder;
+using apiserver::http::Response;
+using ::testing::HasSubstr;
+
+const Resource kHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
+
+// Answers from a script: the status and body for each path, and the first `failures` requests
+// get a 503.
+class ScriptedHandler : public Handler {
+ public:
+  void handle(Request request, std::shared_ptr<Responder> responder) override {
+    ++requests;
+    lastMethod = request.method;
+    lastAuthorization = request.header("Authorization").value_or("");
+    if (failures > 0) {
+      --failures;
+      responder->respond({503, {{"Content-Type", "application/json"}}, api::ApiError(503, "ServiceUnavailable", "busy").toStatus().dump()});
+      return;
+    }
+    if (request.path.ends_with("/whoami")) {
+      responder->respond({200, {{"Content-Type", "application/json"}}, nlohmann::json{{"user", request.user ? request.user->name : ""}}.dump()});
+      return;
+    }
+    const auto it = answers.find(request.path);
+    if (it == answers.end()) {
+      responder->respond({404, {{"Content-Type", "application/json"}}, api::ApiError::notFound({"autoscaling", "horizontalpodautoscalers"}, "x").toStatus().dump()});
+      return;
+    }
+    responder->respond({it->second.first, {{"Content-Type", "application/json"}}, it->second.second.dump()});
+  }
+  std::map<std::string, std::pair<int, nlohmann::json>> answers;
+  std::atomic<int> failures{0};
+  std::atomic<int> requests{0};
+  std::string lastMethod, lastAuthorization;
+};
+
+class RestClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override { initializeHttpClientPool(4); }
+  void startServer(apiserver::http::ServerOptions options = {}) {
+    server_ = std::make_unique<apiserver::http::Server>(options, handler_);
+    port_ = server_->start();
+  }
+  RestConfig config(const std::string& scheme = "http") const {
+    RestConfig out;
+    out.server = scheme + "://127.0.0.1:" + std::to_string(port_);
+    return out;
+  }
+  static RestClientOptions fastRetries() {
+    RestClientOptions options;
+    options.retry = {4, std::chrono::milliseconds(10), std::chrono::milliseconds(50)};
+    return options;
+  }
+  ClientError errorOf(const std::function<void()>& action) {
+    try {
+      action();
+    } catch (const ClientError& error) {
+      return error;
+    }
+    ADD_FAILURE() << "no ClientError";
+    return ClientError(ClientError::Kind::Other, 0, "", "");
+  }
+  std::shared_ptr<ScriptedHandler> handler_ = std::make_shared<ScriptedHandler>();
+  std::unique_ptr<apiserver::http::Server> server_;
+  std::uint16_t port_ = 0;
+};
+
+TEST_F(RestClientTest, StatusErrorsBecomeTypedErrors) {
+  startServer();
+  const std::string item = kHpas.path("default", "web");
+  handler_->answers[item] = {409, api::ApiError::staleResourceVersion({"autoscaling", "horizontalpodautoscalers"}, "web").toStatus()};
+  handler_->answers[kHpas.path("default", "exists")] = {409, api::ApiError::alreadyExists({"autoscaling", "horizontalpodautoscalers"}, "exists").toStatus()};
+  handler_->answers[kHpas.path("default", "bad")] = {422, api::ApiError::invalid("autoscaling", "HorizontalPodAutoscaler", "bad", {api::fieldRequired("spec.maxReplicas")}).toStatus()};
+  handler_->answers[kHpas.path("default", "old")] = {410, api::ApiError::expired("too old resource version").toStatus()};
+  handler_->answers[kHpas.path("default", "secret")] = {401, api::ApiError::unauthorized().toStatus()};
+  RestClient client(config(), fastRetries());
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "missing"); }).kind(), ClientError::Kind::NotFound);
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "web"); }).kind(), ClientError::Kind::Conflict);
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "exists"); }).kind(), ClientError::Kind::AlreadyExists);
+  const ClientError invalid = errorOf([&] { client.get(kHpas, "default", "bad"); });
+  EXPECT_EQ(invalid.kind(), ClientError::Kind::Invalid);
+  EXPECT_THAT(invalid.what(), HasSubstr("spec.maxReplicas: Required value"));
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "old"); }).kind(), ClientError::Kind::Expired);
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "secret"); }).kind(), ClientError::Kind::Unauthorized);
+}
+
+TEST_F(RestClientTest, SafeRequestsAreRetriedThroughServerErrors) {
+  startServer();
+  handler_->answers[kHpas.path("default", "web")] = {200, {{"kind", "HorizontalPodAutoscaler"}}};
+  RestClient client(config(), fastRetries());
+  handler_->failures = 2;
+  EXPECT_EQ(client.get(kHpas, "default", "web")["kind"], "HorizontalPodAutoscaler");
+  EXPECT_EQ(handler_->requests, 3);
+  handler_->requests = 0;
+  handler_->failures = 1;
+  const ClientError notRetried = errorOf([&] { client.create(kHpas, "default", {{"kind", "HorizontalPodAutoscaler"}}); });
+  EXPECT_EQ(notRetried.code(), 503);
+  EXPECT_EQ(handler_->requests, 1) << "a POST is not repeated";
+  handler_->requests = 0;
+  handler_->failures = 10;
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "web"); }).code(), 503);
+  EXPECT_EQ(handler_->requests, 4) << "bounded by the retry policy";
+}
+
+TEST_F(RestClientTest, AnUnreachableServerIsAConnectionFailure) {
+  startServer();
+  const RestConfig unreachable = config();
+  server_->stop();
+  RestClient client(unreachable, fastRetries());
+  EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "web"); }).kind(), ClientError::Kind::ConnectionFailure);
+  EXPECT_EQ(errorOf([&] { client.probe("/readyz"); }).kind(), ClientError::Kind::ConnectionFailure);
+}
+
+TEST_F(RestClientTest, BearerTokensAndDeleteOptions) {
+  startServer();
+  handler_->answers[kHpas.path("default", "web")] = {200, {{"kind", "HorizontalPodAutoscaler"}}};
+  RestConfig withToken = config();
+  withToken.bearerToken = "s3cret";
+  RestClient client(withToken, fastRetries());
+  client.remove(kHpas, "default", "web", "Orphan");
+  EXPECT_EQ(handler_->lastMethod, "DELETE");
+  EXPECT_EQ(handler_->lastAuthorization, "Bearer s3cret");
+}
+
+TEST_F(RestClientTest, TlsWithTheKubeconfigsCaAndClientCertificate) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fedhpa-client-tls-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string script =
+      "cd " + dir.string() + " && set -e && "
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null && "
+      "printf 'subjectAltName=IP:127.0.0.1' > san.ext && "
+      "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null && "
+      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext 2>/dev/null && "
+      "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj '/O=system:masters/CN=federation-admin' 2>/dev/null && "
+      "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt -days 2 2>/dev/null";
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  auto read = [&](const char* name) {
+    std::ifstream file(dir / name);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  apiserver::http::ServerOptions options;
+  options.tls = apiserver::http::TlsOptions{(dir / "server.crt").string(), (dir / "server.key").string()};
+  options.clientCaFile = (dir / "ca.crt").string();
+  startServer(options);
+  RestConfig tls = config("https");
+  tls.caPem = read("ca.crt");
+  tls.clientCertPem = read("client.crt");
+  tls.clientKeyPem = read("client.key");
+  RestClient client(tls, fastRetries());
+  EXPECT_EQ(client.get({"", "v1", "whoami", false}, "", "")["user"], "federation-admin");
+  RestConfig untrusted = config("https");
+  RestClient stranger(untrusted, fastRetries());
+  EXPECT_EQ(errorOf([&] { stranger.probe("/healthz"); }).kind(), ClientError::Kind::ConnectionFailure)
+      << "the server's certificate is not trusted without the CA";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fedhpa::clusters
