@@ -8,7 +8,8 @@ namespace fedhpa::cmd {
 
 namespace po = boost::program_options;
 
-std::optional<int> parseFlags(int argc, char** argv, po::options_description& options, po::variables_map& values) {
+std::optional<int> parseFlags(int argc, char** argv, po::options_description& options, po::variables_map& values,
+                              const po::positional_options_description* positional) {
   CommonFlags common;
   po::options_description commonOptions("Common flags");
   commonOptions.add_options()
@@ -17,7 +18,10 @@ std::optional<int> parseFlags(int argc, char** argv, po::options_description& op
       ("log-format", po::value<std::string>(&common.logFormat)->default_value("text"), "text or json");
   options.add(commonOptions);
   try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), values);
+    po::command_line_parser parser(argc, argv);
+    parser.options(options);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), values);
     if (values.count("help")) {
       std::cout << options << "\n";
       return 0;

@@ -18,6 +18,7 @@ struct CommonFlags {
 // Parses argv against `options` plus the common flags and sets up logging. Returns the exit code
 // when the command must stop here (0 after --help, 2 on a usage error), nullopt to go on.
 std::optional<int> parseFlags(int argc, char** argv, boost::program_options::options_description& options,
-                              boost::program_options::variables_map& values);
+                              boost::program_options::variables_map& values,
+                              const boost::program_options::positional_options_description* positional = nullptr);
 
 }  // namespace fedhpa::cmd

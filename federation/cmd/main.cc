@@ -7,6 +7,7 @@
 
 #include "federation/cmd/apiserver_command.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/join_command.h"
 #include "federation/cmd/member_sim_command.h"
 #include "federation/cmd/partition_command.h"
 
@@ -34,6 +35,8 @@ void usage(std::ostream& out) {
          "commands:\n"
          "  apiserver   the federation API server (Kubernetes API, SQLite storage)\n"
          "  member-sim  a simulated member cluster (Kubernetes API, HPA and Deployment controllers)\n"
+         "  join        register a member cluster with the federation (a Secret and a Cluster)\n"
+         "  unjoin      remove a member cluster from the federation\n"
          "  partition   print the plan the partitioner makes for a case file\n\n"
          "Run 'fedhpa <command> --help' for a command's flags.\n";
 }
@@ -45,6 +48,8 @@ int main(int argc, char** argv) {
       {"partition", partitionMain},
       {"apiserver", fedhpa::cmd::apiserverMain},
       {"member-sim", fedhpa::cmd::memberSimMain},
+      {"join", fedhpa::cmd::joinMain},
+      {"unjoin", fedhpa::cmd::unjoinMain},
   };
   if (argc < 2) {
     usage(std::cerr);

@@ -1,0 +1,196 @@
+#include "clusters/client/cluster_registry.h"
+
+#include "federation/api/machinery/base64.h"
+#include "federation/api/time.h"
+#include "federation/common/logging.h"
+
+namespace fedhpa::clusters {
+
+const Resource kClusters{"federation", "v1beta1", "clusters", false};
+const Resource kSecrets{"", "v1", "secrets", true};
+
+RestConfig memberRestConfig(const json& cluster, const json& secret) {
+  const std::string name = cluster["metadata"].value("name", "");
+  const json data = secret.value("data", json::object());
+  if (!data.contains(kKubeconfigSecretKey) || !data[kKubeconfigSecretKey].is_string())
+    throw KubeconfigError("secret " + std::string(kFederationNamespace) + "/" + secret["metadata"].value("name", "") +
+                          ": data.kubeconfig is missing");
+  const auto text = api::machinery::decodeBase64(data[kKubeconfigSecretKey].get<std::string>());
+  if (!text) throw KubeconfigError("cluster " + name + ": data.kubeconfig is not base64");
+  RestConfig config = parseKubeconfig(*text, "secret for cluster " + name).resolve();
+  const json addresses = cluster.value("spec", json::object()).value("serverAddressByClientCIDRs", json::array());
+  if (!addresses.empty() && addresses[0].contains("serverAddress")) config.server = addresses[0]["serverAddress"];
+  return config;
+}
+
+ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
+    : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)) {}
+
+ClusterRegistry::~ClusterRegistry() { stop(); }
+
+void ClusterRegistry::start() {
+  auto byCluster = [this](const json& cluster) { refresh(cluster["metadata"].value("name", "")); };
+  clusters_ = std::make_unique<Informer>(
+      federation_, kClusters, InformerHandlers{byCluster, [=](const json&, const json& now) { byCluster(now); }, byCluster});
+  // A Secret may stand behind any cluster; which one is cheap to find out again.
+  auto bySecret = [this](const json&) { refreshAll(); };
+  InformerOptions secretOptions;
+  secretOptions.namespaceName = kFederationNamespace;
+  secrets_ = std::make_unique<Informer>(
+      federation_, kSecrets, InformerHandlers{bySecret, [=](const json&, const json& now) { bySecret(now); }, bySecret}, secretOptions);
+  secrets_->start();
+  clusters_->start();
+}
+
+void ClusterRegistry::stop() {
+  if (clusters_) clusters_->stop();
+  if (secrets_) secrets_->stop();
+}
+
+bool ClusterRegistry::waitForSync(std::chrono::milliseconds timeout) {
+  return secrets_->waitForSync(timeout) && clusters_->waitForSync(timeout);
+}
+
+std::shared_ptr<KubeClient> ClusterRegistry::client(const std::string& cluster) const {
+  std::lock_guard lock(mutex_);
+  const auto it = clients_.find(cluster);
+  return it == clients_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ClusterRegistry::names() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [name, client] : clients_) out.push_back(name);
+  return out;
+}
+
+std::optional<json> ClusterRegistry::cluster(const std::string& name) const {
+  return clusters_ ? clusters_->get("", name) : std::nullopt;
+}
+
+void ClusterRegistry::refreshAll() {
+  if (!clusters_) return;
+  for (const auto& cluster : clusters_->list()) refresh(cluster["metadata"].value("name", ""));
+  // Clients of clusters that are gone.
+  for (const auto& name : names())
+    if (!clusters_->get("", name)) refresh(name);
+}
+
+void ClusterRegistry::refresh(const std::string& name) {
+  std::optional<json> cluster = clusters_ ? clusters_->get("", name) : std::nullopt;
+  std::optional<RestConfig> config;
+  std::string fingerprint;
+  if (cluster) {
+    const std::string secretName =
+        cluster->value("spec", json::object()).value("secretRef", json::object()).value("name", name);
+    const auto secret = secrets_ ? secrets_->get(kFederationNamespace, secretName) : std::nullopt;
+    if (secret) {
+      try {
+        config = memberRestConfig(*cluster, *secret);
+        fingerprint = config->server + "\n" + secret->value("data", json::object()).dump();
+      } catch (const KubeconfigError& error) {
+        FEDHPA_LOG(warning) << "cluster " << name << ": " << error.what();
+      }
+    }
+  }
+  bool changed = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (!config) {
+      changed = clients_.erase(name) > 0;
+      configFingerprints_.erase(name);
+    } else if (configFingerprints_[name] != fingerprint) {
+      clients_[name] = factory_(*config);
+      configFingerprints_[name] = fingerprint;
+      changed = true;
+    }
+  }
+  if (changed) {
+    FEDHPA_LOG(info) << "cluster " << name << (config ? ": client ready" : ": client removed");
+    if (onChange_) onChange_(name);
+  }
+}
+
+ClusterHealthProber::ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, ProberOptions options)
+    : federation_(federation), registry_(registry), options_(options) {}
+
+ClusterHealthProber::~ClusterHealthProber() { stop(); }
+
+void ClusterHealthProber::start() {
+  loop_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      probeAll();
+      lock.lock();
+      wake_.wait_for(lock, options_.period, [&] { return stopping_; });
+    }
+  });
+}
+
+void ClusterHealthProber::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (loop_.joinable()) loop_.join();
+}
+
+void ClusterHealthProber::probeAll() {
+  for (const auto& name : registry_.names()) {
+    try {
+      probe(name);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "probing cluster " << name << ": " << error.what();
+    }
+  }
+}
+
+void ClusterHealthProber::probe(const std::string& name) {
+  const auto client = registry_.client(name);
+  if (!client) return;
+  bool healthy = false;
+  std::string message;
+  try {
+    int code = client->probe("/readyz");
+    if (code == 404) code = client->probe("/healthz");  // older servers have no /readyz
+    healthy = code == 200;
+    message = healthy ? "/readyz responded with ok" : "/readyz responded with HTTP " + std::to_string(code);
+  } catch (const ClientError& error) {
+    message = error.what();
+  }
+  // Hysteresis: a cluster's first probe decides at once; after that a change of state must be seen
+  // threshold times in a row, so one lost probe does not move a cluster's share.
+  Streak& streak = streaks_[name];
+  if (!streak.known) {
+    streak = {healthy, true, 0};
+  } else if (healthy == streak.ready) {
+    streak.count = 0;
+  } else if (++streak.count >= (healthy ? options_.successThreshold : options_.failureThreshold)) {
+    streak = {healthy, true, 0};
+  }
+  const std::string status = streak.known && streak.ready ? "True" : "False";
+  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
+  const auto cluster = registry_.cluster(name);
+  std::string since = now;
+  if (cluster)
+    for (const auto& condition : cluster->value("status", json::object()).value("conditions", json::array()))
+      if (condition.value("type", "") == "Ready" && condition.value("status", "") == status)
+        since = condition.value("lastTransitionTime", now);
+  const json ready = {{"type", "Ready"},
+                      {"status", status},
+                      {"lastProbeTime", now},
+                      {"lastTransitionTime", since},
+                      {"reason", status == "True" ? "ClusterReady" : "ClusterNotReachable"},
+                      {"message", message}};
+  const json offline = {{"type", "Offline"},
+                        {"status", status == "True" ? "False" : "True"},
+                        {"lastProbeTime", now},
+                        {"lastTransitionTime", since},
+                        {"reason", status == "True" ? "ClusterReachable" : "ClusterNotReachable"},
+                        {"message", message}};
+  federation_.mergePatch(kClusters, "", name, {{"status", {{"conditions", json::array({ready, offline})}}}}, "status");
+}
+
+}  // namespace fedhpa::clusters

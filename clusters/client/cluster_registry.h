@@ -1,0 +1,96 @@
+// The member clusters the federation knows: every federation/v1beta1 Cluster and the Secret its
+// spec.secretRef names (namespace federation-system, key "kubeconfig") become a live client.
+// Adding, changing or deleting either updates the registry. A prober sets each Cluster's Ready
+// condition from /readyz (then /healthz), with hysteresis as kube's health checks have it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clusters/client/informer.h"
+#include "clusters/client/kubeconfig.h"
+
+namespace fedhpa::clusters {
+
+inline constexpr const char* kFederationNamespace = "federation-system";
+inline constexpr const char* kKubeconfigSecretKey = "kubeconfig";
+
+extern const Resource kClusters;
+extern const Resource kSecrets;
+
+using ClientFactory = std::function<std::shared_ptr<KubeClient>(const RestConfig&)>;
+
+// The member's RestConfig: the Secret's kubeconfig (its current context), aimed at the Cluster's
+// serverAddress. Throws KubeconfigError when the Secret does not hold a usable kubeconfig.
+RestConfig memberRestConfig(const json& cluster, const json& secret);
+
+class ClusterRegistry {
+ public:
+  // onChange(name) runs on an informer thread whenever a member's client appears, changes or goes.
+  ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange = {});
+  ~ClusterRegistry();
+
+  void start();
+  void stop();
+  bool waitForSync(std::chrono::milliseconds timeout);
+
+  std::shared_ptr<KubeClient> client(const std::string& cluster) const;  // nullptr when unknown
+  std::vector<std::string> names() const;
+  std::optional<json> cluster(const std::string& name) const;
+
+ private:
+  void refresh(const std::string& cluster);
+  void refreshAll();
+
+  KubeClient& federation_;
+  ClientFactory factory_;
+  std::function<void(const std::string&)> onChange_;
+  std::unique_ptr<Informer> clusters_;
+  std::unique_ptr<Informer> secrets_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<KubeClient>> clients_;
+  std::map<std::string, std::string> configFingerprints_;  // what each client was built from
+};
+
+struct ProberOptions {
+  std::chrono::milliseconds period{10000};
+  int failureThreshold = 3;  // consecutive failed probes before Ready turns False
+  int successThreshold = 1;
+};
+
+// Probes every registered member and writes its Cluster's Ready condition through the federation API.
+class ClusterHealthProber {
+ public:
+  ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, ProberOptions options = {});
+  ~ClusterHealthProber();
+  void start();
+  void stop();
+  void probeAll();  // one round (the loop runs it every period)
+
+ private:
+  struct Streak {
+    bool ready = false;
+    bool known = false;
+    int count = 0;
+  };
+  void probe(const std::string& name);
+
+  KubeClient& federation_;
+  ClusterRegistry& registry_;
+  ProberOptions options_;
+  std::map<std::string, Streak> streaks_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread loop_;
+};
+
+}  // namespace fedhpa::clusters

@@ -1,0 +1,122 @@
+// The registry and the prober with a real federation API server and a real simulated member:
+// joining makes a client appear, the prober marks the member Ready, and a member that stops
+// answering turns NotReady only after the failure threshold, then Ready again when it returns.
+#include "clusters/client/cluster_registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "clusters/client/join.h"
+#include "clusters/client/rest_client.h"
+#include "clusters/sim/member_simulator.h"
+#include "federation/storage/sqlite_storage.h"
+
+namespace fedhpa::clusters {
+namespace {
+
+class ClusterRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    initializeHttpClientPool(4);
+    federationServer_ = std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}),
+                                                               api::federationResources(), apiserver::ApiServerOptions{});
+    RestConfig config;
+    config.server = "http://127.0.0.1:" + std::to_string(federationServer_->start());
+    federation_ = std::make_unique<RestClient>(config);
+    startMember(0);
+  }
+  void startMember(std::uint16_t port) {
+    sim::MemberSimulatorOptions options;
+    options.http.port = port;
+    member_ = std::make_unique<sim::MemberSimulator>(options);
+    memberPort_ = member_->start();
+  }
+  std::string readyStatus() {
+    for (const auto& condition : federation_->get(kClusters, "", "member1")["status"].value("conditions", json::array()))
+      if (condition["type"] == "Ready") return condition["status"];
+    return "";
+  }
+  template <class Predicate>
+  bool eventually(Predicate predicate) {
+    for (int i = 0; i < 100; ++i) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  ClientFactory factory() {
+    return [](const RestConfig& config) {
+      RestClientOptions options;
+      options.retry = {1, std::chrono::milliseconds(10), std::chrono::milliseconds(10)};
+      options.requestTimeout = std::chrono::seconds(2);
+      return std::make_shared<RestClient>(config, options);
+    };
+  }
+
+  std::unique_ptr<apiserver::ApiServer> federationServer_;
+  std::unique_ptr<RestClient> federation_;
+  std::unique_ptr<sim::MemberSimulator> member_;
+  std::uint16_t memberPort_ = 0;
+};
+
+TEST_F(ClusterRegistryTest, JoinedMembersGetClientsAndReadyConditions) {
+  std::vector<std::string> changes;
+  std::mutex mutex;
+  ClusterRegistry registry(*federation_, factory(), [&](const std::string& name) {
+    std::lock_guard lock(mutex);
+    changes.push_back(name);
+  });
+  registry.start();
+  ASSERT_TRUE(registry.waitForSync(std::chrono::seconds(10)));
+  RestConfig member;
+  member.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  joinCluster(*federation_, "member1", member);
+  ASSERT_TRUE(eventually([&] { return registry.client("member1") != nullptr; }));
+  EXPECT_EQ(registry.client("member1")->list({"apps", "v1", "deployments", true}, "default", {})["kind"], "DeploymentList");
+
+  ProberOptions options;
+  options.failureThreshold = 2;
+  ClusterHealthProber prober(*federation_, registry, options);
+  prober.probeAll();
+  EXPECT_EQ(readyStatus(), "True");
+
+  member_->stop();
+  prober.probeAll();
+  EXPECT_EQ(readyStatus(), "True") << "one failed probe is not enough";
+  prober.probeAll();
+  EXPECT_EQ(readyStatus(), "False");
+
+  startMember(memberPort_);
+  prober.probeAll();
+  EXPECT_EQ(readyStatus(), "True");
+
+  unjoinCluster(*federation_, "member1");
+  EXPECT_TRUE(eventually([&] { return registry.client("member1") == nullptr; }));
+  std::lock_guard lock(mutex);
+  EXPECT_THAT(changes, ::testing::Contains("member1"));
+}
+
+TEST_F(ClusterRegistryTest, TheSecretHoldsAFlattenedKubeconfig) {
+  RestConfig member;
+  member.server = "https://10.0.0.1:6443";
+  member.caPem = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+  member.bearerToken = "t0ken";
+  const RestConfig back = parseKubeconfig(flattenedKubeconfig("member1", member), "secret").resolve();
+  EXPECT_EQ(back.server, member.server);
+  EXPECT_EQ(back.caPem, member.caPem);
+  EXPECT_EQ(back.bearerToken, "t0ken");
+  joinCluster(*federation_, "member9", member);
+  try {
+    joinCluster(*federation_, "member9", member);
+    FAIL() << "joined twice";
+  } catch (const ClientError& error) {
+    EXPECT_EQ(error.kind(), ClientError::Kind::AlreadyExists);
+  }
+  unjoinCluster(*federation_, "member9");
+  EXPECT_THROW(unjoinCluster(*federation_, "member9"), ClientError);
+}
+
+}  // namespace
+}  // namespace fedhpa::clusters

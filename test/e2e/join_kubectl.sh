@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `fedhpa join` / `unjoin` as an operator uses them: one kubeconfig with the federation's context
+# and a member's; kubectl then sees the Cluster and its Secret. Usage: join_kubectl.sh fedhpa
+FEDHPA=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+
+"$FEDHPA" member-sim --listen 127.0.0.1:0 --name member1 >"$E2E_DIR/member.out" 2>"$E2E_DIR/member.err" &
+MEMBER_PID=$!
+trap 'kill $MEMBER_PID 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 100); do grep -q '^listening on' "$E2E_DIR/member.out" && break; sleep 0.1; done
+MEMBER_URL=$(head -1 "$E2E_DIR/member.out" | sed 's/^listening on //')
+start_server "$E2E_DIR/data"
+# A second cluster and context in the same file, as `kubectl config set-context` would add them.
+python3 - "$E2E_DIR/kubeconfig" "$MEMBER_URL" <<'PY'
+import sys
+path, url = sys.argv[1], sys.argv[2]
+text = open(path).read()
+text = text.replace("clusters:\n", f"clusters:\n- name: member1\n  cluster: {{server: \"{url}\"}}\n", 1)
+text = text.replace("contexts:\n", "contexts:\n- name: member1\n  context: {cluster: member1, user: admin, namespace: default}\n", 1)
+open(path, "w").write(text)
+PY
+
+check "join" 0 '^cluster.federation/member1 joined$' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "get clusters shows it" 0 "^member1 +${MEMBER_URL//./\\.} +Unknown +[0-9]+s$" -- kc get clusters
+check "its Secret holds the member's kubeconfig" 0 "server: ${MEMBER_URL//./\\.}" -- bash -c "kubectl --kubeconfig '$E2E_DIR/kubeconfig' --cache-dir '$E2E_DIR/cache' get secret member1 -n federation-system -o jsonpath='{.data.kubeconfig}' | base64 -d"
+check "joining twice is AlreadyExists" 1 'AlreadyExists' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "an unknown context is a clear error" 1 'context "nope" not found' -- "$FEDHPA" join member2 --cluster-context nope --kubeconfig "$E2E_DIR/kubeconfig"
+check "unjoin" 0 '^cluster.federation/member1 unjoined$' -- "$FEDHPA" unjoin member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "the Cluster is gone" 0 'No resources found' -- kc get clusters
+check "the Secret is gone" 1 'NotFound' -- kc get secret member1 -n federation-system
+
+summary
