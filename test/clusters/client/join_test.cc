@@ -1,0 +1,64 @@
+// joinCluster and unjoinCluster against a mocked federation API: what they write, in which
+// order, and how they clean up after a half-done join.
+#include "clusters/client/join.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "clusters/client/cluster_registry.h"
+#include "test/clusters/client/mock_kube_client.h"
+
+namespace fedhpa::clusters {
+namespace {
+
+using ::testing::_;
+using ::testing::InSequence;
+using ::testing::Return;
+using ::testing::Throw;
+using testing::MockKubeClient;
+
+MATCHER_P(IsResource, name, "") { return arg.resource == name; }
+
+RestConfig member() {
+  RestConfig config;
+  config.server = "https://10.0.0.1:6443";
+  config.bearerToken = "t0ken";
+  return config;
+}
+
+TEST(Join, CreatesTheSecretThenTheCluster) {
+  MockKubeClient federation;
+  InSequence order;
+  EXPECT_CALL(federation, create(IsResource("secrets"), "federation-system", _))
+      .WillOnce([](const Resource&, const std::string&, const json& secret) {
+        EXPECT_EQ(secret["metadata"]["name"], "member1");
+        EXPECT_TRUE(secret["data"].contains("kubeconfig"));
+        return secret;
+      });
+  EXPECT_CALL(federation, create(IsResource("clusters"), "", _)).WillOnce([](const Resource&, const std::string&, const json& cluster) {
+    EXPECT_EQ(cluster["spec"]["serverAddressByClientCIDRs"][0]["serverAddress"], "https://10.0.0.1:6443");
+    EXPECT_EQ(cluster["spec"]["secretRef"]["name"], "member1");
+    return cluster;
+  });
+  joinCluster(federation, "member1", member());
+}
+
+TEST(Join, AFailedClusterCreateRemovesTheSecretAgain) {
+  MockKubeClient federation;
+  EXPECT_CALL(federation, create(IsResource("secrets"), _, _)).WillOnce(Return(json::object()));
+  EXPECT_CALL(federation, create(IsResource("clusters"), _, _))
+      .WillOnce(Throw(ClientError(ClientError::Kind::AlreadyExists, 409, "AlreadyExists", "exists")));
+  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", "")).WillOnce(Return(json::object()));
+  EXPECT_THROW(joinCluster(federation, "member1", member()), ClientError);
+}
+
+TEST(Unjoin, ToleratesAPartAlreadyGone) {
+  MockKubeClient federation;
+  EXPECT_CALL(federation, remove(IsResource("clusters"), "", "member1", "")).WillOnce(Return(json::object()));
+  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", ""))
+      .WillOnce(Throw(ClientError(ClientError::Kind::NotFound, 404, "NotFound", "gone")));
+  unjoinCluster(federation, "member1");
+}
+
+}  // namespace
+}  // namespace fedhpa::clusters
