@@ -268,16 +268,21 @@ json ResourceStore::commitUpdate(const storage::KeyValue& currentKv, const json&
   return decode(storage_.update(currentKv.key, encode(next), currentKv.modRevision));
 }
 
+std::pair<storage::KeyValue, json> ResourceStore::readCurrent(const std::string& namespaceName, const std::string& name) {
+  auto kv = storage_.get(key(namespaceName, name));
+  if (!kv) throw api::ApiError::notFound(type_->names().groupResource(), name);
+  json object = decode(*kv);
+  return {std::move(*kv), std::move(object)};
+}
+
 json ResourceStore::update(const std::string& namespaceName, const std::string& name, const Transform& transform,
                            Subresource subresource, bool dryRun) {
   const auto& names = type_->names();
   for (int attempt = 0;; ++attempt) {
     try {
-      const auto currentKv = storage_.get(key(namespaceName, name));
-      if (!currentKv) throw api::ApiError::notFound(names.groupResource(), name);
-      const json current = decode(*currentKv);
+      const auto [currentKv, current] = readCurrent(namespaceName, name);
       const json next = prepareUpdate(current, transform(current), subresource);
-      return commitUpdate(*currentKv, current, next, dryRun);
+      return commitUpdate(currentKv, current, next, dryRun);
     } catch (const StorageError& error) {
       // Someone wrote between our read and our write; a proposal without a resourceVersion is
       // recomputed from the new state (kube-apiserver's GuaranteedUpdate), up to a bound.
@@ -294,9 +299,7 @@ DeleteResult ResourceStore::remove(const std::string& namespaceName, const std::
   const auto& names = type_->names();
   for (int attempt = 0;; ++attempt) {
     try {
-      const auto currentKv = storage_.get(key(namespaceName, name));
-      if (!currentKv) throw api::ApiError::notFound(names.groupResource(), name);
-      const json current = decode(*currentKv);
+      const auto [currentKv, current] = readCurrent(namespaceName, name);
       if (options.preconditionUid && *options.preconditionUid != metaString(current, "uid"))
         throw api::ApiError::conflict(names.groupResource(), name,
                                       "Precondition failed: UID in precondition: " + *options.preconditionUid +
@@ -317,7 +320,7 @@ DeleteResult ResourceStore::remove(const std::string& namespaceName, const std::
         finalizers.erase(orphan);
 
       if (deletionMayComplete(finalizers)) {
-        if (!options.dryRun) storage_.remove(currentKv->key, currentKv->modRevision);
+        if (!options.dryRun) storage_.remove(currentKv.key, currentKv.modRevision);
         return {current, true};
       }
       // Finalizers pending: mark the object and leave it, visible, until they are all removed.
@@ -328,7 +331,7 @@ DeleteResult ResourceStore::remove(const std::string& namespaceName, const std::
         next["metadata"]["deletionGracePeriodSeconds"] = 0;
         next["metadata"]["generation"] = current["metadata"].value("generation", std::int64_t{0}) + 1;
       }
-      return {commitUpdate(*currentKv, current, next, options.dryRun), false};
+      return {commitUpdate(currentKv, current, next, options.dryRun), false};
     } catch (const StorageError& error) {
       const bool retryable = error.code() == StorageError::Code::Conflict;
       if (!retryable && error.code() == StorageError::Code::NotFound)

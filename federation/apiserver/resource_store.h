@@ -87,6 +87,8 @@ class ResourceStore {
   std::string keyPrefix(const std::string& namespaceName) const;
   std::string key(const std::string& namespaceName, const std::string& name) const;
   json decode(const storage::KeyValue& kv) const;
+  // The stored key-value and its object; 404 when absent.
+  std::pair<storage::KeyValue, json> readCurrent(const std::string& namespaceName, const std::string& name);
   std::string encode(const json& object) const;
   void validateOrThrow(const json& object, const json* old) const;
   json prepareUpdate(const json& current, json proposed, Subresource subresource) const;

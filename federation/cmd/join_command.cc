@@ -21,7 +21,8 @@ struct JoinFlags {
   std::string hostContext = "federation-cluster";
 };
 
-po::options_description joinOptions(const char* usage, JoinFlags& flags, bool withClusterContext) {
+// The flags join and unjoin share, NAME as the first argument; an exit code when parsing ends the command.
+std::optional<int> parseJoinFlags(int argc, char** argv, const char* usage, bool withClusterContext, JoinFlags& flags) {
   po::options_description options(usage);
   options.add_options()
       ("name", po::value<std::string>(&flags.name)->required(), "the member's name in the federation")
@@ -29,7 +30,10 @@ po::options_description joinOptions(const char* usage, JoinFlags& flags, bool wi
       ("host-context", po::value<std::string>(&flags.hostContext)->default_value("federation-cluster"), "the federation API's context");
   if (withClusterContext)
     options.add_options()("cluster-context", po::value<std::string>(&flags.clusterContext)->required(), "the member's context");
-  return options;
+  po::positional_options_description positional;
+  positional.add("name", 1);
+  po::variables_map values;
+  return parseFlags(argc, argv, options, values, &positional);
 }
 
 std::vector<std::filesystem::path> kubeconfigFiles(const std::string& flag) {
@@ -62,11 +66,9 @@ int run(const JoinFlags& flags, const std::function<std::string(clusters::KubeCl
 
 int joinMain(int argc, char** argv) {
   JoinFlags flags;
-  auto options = joinOptions("fedhpa join NAME --cluster-context CTX [--kubeconfig K] [--host-context federation-cluster]", flags, true);
-  po::positional_options_description positional;
-  positional.add("name", 1);
-  po::variables_map vm;
-  if (const auto exit = parseFlags(argc, argv, options, vm, &positional)) return *exit;
+  if (const auto exit = parseJoinFlags(argc, argv, "fedhpa join NAME --cluster-context CTX [--kubeconfig K] [--host-context federation-cluster]",
+                                       true, flags))
+    return *exit;
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig& config) {
     clusters::joinCluster(federation, flags.name, config.resolve(flags.clusterContext));
     return "cluster.federation/" + flags.name + " joined";
@@ -75,11 +77,8 @@ int joinMain(int argc, char** argv) {
 
 int unjoinMain(int argc, char** argv) {
   JoinFlags flags;
-  auto options = joinOptions("fedhpa unjoin NAME [--kubeconfig K] [--host-context federation-cluster]", flags, false);
-  po::positional_options_description positional;
-  positional.add("name", 1);
-  po::variables_map vm;
-  if (const auto exit = parseFlags(argc, argv, options, vm, &positional)) return *exit;
+  if (const auto exit = parseJoinFlags(argc, argv, "fedhpa unjoin NAME [--kubeconfig K] [--host-context federation-cluster]", false, flags))
+    return *exit;
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig&) {
     clusters::unjoinCluster(federation, flags.name);
     return "cluster.federation/" + flags.name + " unjoined";
