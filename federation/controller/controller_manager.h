@@ -1,0 +1,62 @@
+// `fedhpa controller-manager`: the HPA federation controller in kubernetes/sample-controller's
+// shape. Informers on federated HPAs (the federation API) and on every member's HPAs feed one
+// rate-limited work queue of federated keys; workers run HpaReconciler::reconcile(key). The
+// cluster registry keeps a client per member and the prober keeps their Ready conditions.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "clusters/client/cluster_registry.h"
+#include "clusters/client/informer.h"
+#include "federation/controller/hpa_reconciler.h"
+#include "federation/controller/work_queue.h"
+
+namespace fedhpa::controller {
+
+struct ControllerOptions {
+  int workers = 4;
+  std::chrono::milliseconds resyncPeriod{30000};
+  std::chrono::milliseconds clusterProbePeriod{10000};
+  std::chrono::milliseconds clusterUnhealthyGrace{40000};
+  partitioner::Policy policy;
+};
+
+class ControllerManager : public MemberClusters {
+ public:
+  ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients, ControllerOptions options);
+  ~ControllerManager() override;
+
+  void start();
+  void stop();
+  std::vector<Member> members() override;
+
+ private:
+  void enqueueAll();
+  void worker();
+  void onMemberChange(const std::string& cluster);
+  void resyncLoop();
+
+  clusters::KubeClient& federation_;
+  ControllerOptions options_;
+  clusters::ClusterRegistry registry_;
+  clusters::ClusterHealthProber prober_;
+  WorkQueue queue_;
+  HpaReconciler reconciler_;
+  std::unique_ptr<clusters::Informer> federatedHpas_;
+  std::mutex membersMutex_;
+  std::map<std::string, std::shared_ptr<clusters::KubeClient>> memberClients_;  // what the informers use
+  std::map<std::string, std::unique_ptr<clusters::Informer>> memberHpas_;       // by cluster
+  std::vector<std::thread> workers_;
+  std::thread resync_;
+  std::mutex stopMutex_;
+  std::condition_variable stopped_;
+  bool stopping_ = false;
+};
+
+}  // namespace fedhpa::controller

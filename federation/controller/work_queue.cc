@@ -1,0 +1,92 @@
+#include "federation/controller/work_queue.h"
+
+namespace fedhpa::controller {
+
+WorkQueue::WorkQueue(std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay)
+    : baseDelay_(baseDelay), maxDelay_(maxDelay), delays_([this] { runDelays(); }) {}
+
+WorkQueue::~WorkQueue() {
+  shutDown();
+  delays_.join();
+}
+
+void WorkQueue::add(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  if (shuttingDown_) return;
+  if (processing_.count(key)) {
+    dirty_.insert(key);
+    return;
+  }
+  if (queued_.insert(key).second) {
+    queue_.push_back(key);
+    changed_.notify_all();
+  }
+}
+
+void WorkQueue::addRateLimited(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  if (shuttingDown_) return;
+  const int failures = failures_[key]++;
+  auto delay = baseDelay_ * (1LL << std::min(failures, 20));
+  if (delay > maxDelay_) delay = maxDelay_;
+  delayed_.emplace(std::chrono::steady_clock::now() + delay, key);
+  changed_.notify_all();
+}
+
+void WorkQueue::forget(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  failures_.erase(key);
+}
+
+std::optional<std::string> WorkQueue::get() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return shuttingDown_ || !queue_.empty(); });
+  if (shuttingDown_) return std::nullopt;
+  std::string key = queue_.front();
+  queue_.pop_front();
+  queued_.erase(key);
+  processing_.insert(key);
+  return key;
+}
+
+void WorkQueue::done(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  processing_.erase(key);
+  if (dirty_.erase(key) && !shuttingDown_ && queued_.insert(key).second) {
+    queue_.push_back(key);
+    changed_.notify_all();
+  }
+}
+
+void WorkQueue::shutDown() {
+  std::lock_guard lock(mutex_);
+  shuttingDown_ = true;
+  changed_.notify_all();
+}
+
+std::size_t WorkQueue::length() {
+  std::lock_guard lock(mutex_);
+  return queue_.size();
+}
+
+void WorkQueue::runDelays() {
+  std::unique_lock lock(mutex_);
+  while (!shuttingDown_) {
+    if (delayed_.empty()) {
+      changed_.wait(lock);
+      continue;
+    }
+    const auto due = delayed_.begin()->first;
+    if (std::chrono::steady_clock::now() < due) {
+      changed_.wait_until(lock, due);
+      continue;
+    }
+    const std::string key = delayed_.begin()->second;
+    delayed_.erase(delayed_.begin());
+    lock.unlock();
+    add(key);
+    lock.lock();
+  }
+}
+
+}  // namespace fedhpa::controller

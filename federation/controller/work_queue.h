@@ -1,0 +1,49 @@
+// client-go's rate-limited work queue, in the small: a key is queued at most once however often it
+// is added, is never handed to two workers at once (added while in flight, it comes back after
+// done()), and a key that keeps failing comes back later and later (per-key exponential backoff).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace fedhpa::controller {
+
+class WorkQueue {
+ public:
+  explicit WorkQueue(std::chrono::milliseconds baseDelay = std::chrono::milliseconds(100),
+                     std::chrono::milliseconds maxDelay = std::chrono::seconds(30));
+  ~WorkQueue();
+
+  void add(const std::string& key);
+  void addRateLimited(const std::string& key);  // after a failure: later, the more it failed
+  void forget(const std::string& key);          // after a success: its failures no longer count
+  std::optional<std::string> get();             // blocks; nullopt once shut down
+  void done(const std::string& key);
+  void shutDown();
+  std::size_t length();
+
+ private:
+  void runDelays();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> queue_;
+  std::set<std::string> queued_;
+  std::set<std::string> processing_;
+  std::set<std::string> dirty_;  // added while processing
+  std::map<std::string, int> failures_;
+  std::multimap<std::chrono::steady_clock::time_point, std::string> delayed_;
+  std::chrono::milliseconds baseDelay_;
+  std::chrono::milliseconds maxDelay_;
+  bool shuttingDown_ = false;
+  std::thread delays_;
+};
+
+}  // namespace fedhpa::controller

@@ -1,0 +1,151 @@
+// The controller against a real federation API server and three simulated members, all in this
+// process: the documented spread, re-partitioning, cascading and orphaning deletes.
+#include "federation/controller/controller_manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "clusters/client/join.h"
+#include "clusters/client/rest_client.h"
+#include "clusters/sim/member_simulator.h"
+#include "federation/storage/sqlite_storage.h"
+
+namespace fedhpa::controller {
+namespace {
+
+using clusters::ClientError;
+using clusters::json;
+
+json federatedHpa(int minReplicas, int maxReplicas) {
+  return {{"apiVersion", "autoscaling/v2"},
+          {"kind", "HorizontalPodAutoscaler"},
+          {"metadata", {{"name", "php-apache"}}},
+          {"spec",
+           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "php-apache"}}},
+            {"minReplicas", minReplicas},
+            {"maxReplicas", maxReplicas}}}};
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clusters::initializeHttpClientPool(4);
+    federationServer_ = std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}),
+                                                               api::federationResources(), apiserver::ApiServerOptions{});
+    clusters::RestConfig config;
+    config.server = "http://127.0.0.1:" + std::to_string(federationServer_->start());
+    federation_ = std::make_unique<clusters::RestClient>(config);
+    for (const char* name : {"member1", "member2", "member3"}) {
+      sim::MemberSimulatorOptions options;
+      options.name = name;
+      options.hpaSyncPeriod = std::chrono::milliseconds(500);
+      auto member = std::make_unique<sim::MemberSimulator>(options);
+      clusters::RestConfig memberConfig;
+      memberConfig.server = "http://127.0.0.1:" + std::to_string(member->start());
+      clusters::joinCluster(*federation_, name, memberConfig);
+      memberClients_[name] = std::make_unique<clusters::RestClient>(memberConfig);
+      members_.push_back(std::move(member));
+    }
+    ControllerOptions options;
+    options.workers = 2;
+    options.resyncPeriod = std::chrono::milliseconds(500);
+    options.clusterProbePeriod = std::chrono::milliseconds(200);
+    options.policy.scaleForbiddenWindow = std::chrono::seconds(0);
+    controller_ = std::make_unique<ControllerManager>(
+        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options);
+    controller_->start();
+  }
+  void TearDown() override {
+    controller_->stop();
+    for (auto& member : members_) member->stop();
+  }
+
+  // Each member's local php-apache as "min/max", "-" where there is none.
+  std::vector<std::string> localLimits() {
+    std::vector<std::string> out;
+    for (auto& [name, client] : memberClients_) {
+      try {
+        const json hpa = client->get(kHpas, "default", "php-apache");
+        out.push_back(std::to_string(hpa["spec"].value("minReplicas", 0)) + "/" + std::to_string(hpa["spec"].value("maxReplicas", 0)));
+      } catch (const ClientError&) {
+        out.push_back("-");
+      }
+    }
+    return out;
+  }
+  bool eventually(const std::function<bool()>& predicate) {
+    for (int i = 0; i < 150; ++i) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  std::unique_ptr<apiserver::ApiServer> federationServer_;
+  std::unique_ptr<clusters::RestClient> federation_;
+  std::vector<std::unique_ptr<sim::MemberSimulator>> members_;
+  std::map<std::string, std::unique_ptr<clusters::RestClient>> memberClients_;
+  std::unique_ptr<ControllerManager> controller_;
+};
+
+TEST_F(ControllerTest, SpreadsRepartitionsAndDeletesEverywhere) {
+  federation_->create(kHpas, "default", federatedHpa(2, 9));
+  EXPECT_TRUE(eventually([&] { return localLimits() == std::vector<std::string>{"1/3", "1/3", "1/3"}; }))
+      << ::testing::PrintToString(localLimits());
+  const json federated = federation_->get(kHpas, "default", "php-apache");
+  EXPECT_THAT(federated["metadata"]["finalizers"], ::testing::Contains(kFederationFinalizer));
+
+  federation_->mergePatch(kHpas, "default", "php-apache", {{"spec", {{"minReplicas", 1}, {"maxReplicas", 2}}}});
+  EXPECT_TRUE(eventually([&] {
+    const auto limits = localLimits();
+    return std::count(limits.begin(), limits.end(), "-") == 1 && std::count(limits.begin(), limits.end(), "1/1") == 2;
+  })) << ::testing::PrintToString(localLimits());
+
+  federation_->remove(kHpas, "default", "php-apache", "Background");
+  EXPECT_TRUE(eventually([&] { return localLimits() == std::vector<std::string>{"-", "-", "-"}; }))
+      << ::testing::PrintToString(localLimits());
+  EXPECT_TRUE(eventually([&] {
+    try {
+      federation_->get(kHpas, "default", "php-apache");
+      return false;
+    } catch (const ClientError& error) {
+      return error.kind() == ClientError::Kind::NotFound;
+    }
+  })) << "the finalizer is removed once the members are clean";
+}
+
+TEST_F(ControllerTest, OrphanLeavesTheMemberCopiesUnmanaged) {
+  federation_->create(kHpas, "default", federatedHpa(1, 10));
+  ASSERT_TRUE(eventually([&] {
+    const auto limits = localLimits();
+    return std::count(limits.begin(), limits.end(), "-") == 0;
+  }));
+  federation_->remove(kHpas, "default", "php-apache", "Orphan");
+  EXPECT_TRUE(eventually([&] {
+    try {
+      federation_->get(kHpas, "default", "php-apache");
+      return false;
+    } catch (const ClientError&) {
+      return true;
+    }
+  }));
+  for (auto& [name, client] : memberClients_) {
+    const json local = client->get(kHpas, "default", "php-apache");
+    EXPECT_FALSE(local["metadata"].value("labels", json::object()).contains(kManagedByLabel)) << name;
+  }
+}
+
+TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
+  federation_->create(kHpas, "default", federatedHpa(3, 9));
+  EXPECT_TRUE(eventually([&] {
+    const json federated = federation_->get(kHpas, "default", "php-apache");
+    const std::string breakdown =
+        federated["metadata"].value("annotations", json::object()).value(kClusterStatusAnnotation, "");
+    return breakdown.find("member3") != std::string::npos && federated.value("status", json::object()).contains("desiredReplicas");
+  }));
+}
+
+}  // namespace
+}  // namespace fedhpa::controller
