@@ -43,7 +43,7 @@ $(ASAN_DIR)/build.ninja: deps
 
 check: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
-	cd $(ASAN_DIR) && ctest $(CTEST_FLAGS)
+	cd $(ASAN_DIR) && LSAN_OPTIONS=suppressions=$(CURDIR)/test/sanitizers/lsan.supp ctest $(CTEST_FLAGS)
 
 # The sanitizer run goes first so that the last line printed is the main build's ctest summary.
 test: check build
