@@ -52,9 +52,11 @@ test: check build
 bench: build
 	$(BUILD_DIR)/test/bench/partition_bench --benchmark_counters_tabular=true
 
+# The local federation: apiserver + three simulated members + the controller, and a kubeconfig
+# at _output/local/kubeconfig. Runs in the foreground; Ctrl-C stops it.
+RUN_FLAGS ?= --hpa-sync-period 15s
 run: build
-	@echo "make run: 'fedhpa up' arrives with the controller issue (#5); for now try:"
-	@echo "  $(BUILD_DIR)/fedhpa partition -f manifests/partition-examples/documented-3-clusters.json"
+	$(BUILD_DIR)/fedhpa up --dir _output/local $(RUN_FLAGS)
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "federation/cmd/apiserver_command.h"
+#include "federation/cmd/controller_command.h"
 #include "federation/cmd/flags.h"
 #include "federation/cmd/join_command.h"
 #include "federation/cmd/member_sim_command.h"
@@ -37,6 +38,8 @@ void usage(std::ostream& out) {
          "  member-sim  a simulated member cluster (Kubernetes API, HPA and Deployment controllers)\n"
          "  join        register a member cluster with the federation (a Secret and a Cluster)\n"
          "  unjoin      remove a member cluster from the federation\n"
+         "  controller-manager  the HPA federation controller\n"
+         "  up          the whole federation on loopback: apiserver, 3 member-sims, controller, kubeconfig\n"
          "  partition   print the plan the partitioner makes for a case file\n\n"
          "Run 'fedhpa <command> --help' for a command's flags.\n";
 }
@@ -50,6 +53,8 @@ int main(int argc, char** argv) {
       {"member-sim", fedhpa::cmd::memberSimMain},
       {"join", fedhpa::cmd::joinMain},
       {"unjoin", fedhpa::cmd::unjoinMain},
+      {"controller-manager", fedhpa::cmd::controllerManagerMain},
+      {"up", fedhpa::cmd::upMain},
   };
   if (argc < 2) {
     usage(std::cerr);

@@ -245,7 +245,12 @@ void HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
                  {"desiredReplicas", desired}};
   if (utilizationWeight > 0)
     status["currentMetrics"] = json::array({{{"type", "Resource"},
-                                             {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", weightedUtilization / utilizationWeight}}}}}}});
+                                             {"resource",
+                                              {{"name", "cpu"},
+                                               {"current",
+                                                {{"averageUtilization", weightedUtilization / utilizationWeight},
+                                                 // the members' pods request 100m each: N % is N millicores
+                                                 {"averageValue", std::to_string(weightedUtilization / utilizationWeight) + "m"}}}}}}});
   if (!lastScaleTime.empty()) status["lastScaleTime"] = lastScaleTime;
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");

@@ -1,0 +1,201 @@
+#include "federation/cmd/controller_command.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <variant>
+
+#include "clusters/client/join.h"
+#include "clusters/client/rest_client.h"
+#include "clusters/sim/member_simulator.h"
+#include "federation/cmd/flags.h"
+#include "federation/common/logging.h"
+#include "federation/controller/controller_manager.h"
+#include "federation/storage/sqlite_storage.h"
+
+namespace fedhpa::cmd {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct ControllerFlags {
+  int workers = 4;
+  std::string resyncPeriod = "30s";
+  std::string probePeriod = "10s";
+  std::string unhealthyGrace = "40s";
+  std::string forbiddenWindow = "2m";
+  std::string policy = "demand";
+};
+
+void addControllerFlags(po::options_description& options, ControllerFlags& flags) {
+  options.add_options()
+      ("workers", po::value<int>(&flags.workers)->default_value(4), "reconcile workers")
+      ("resync-period", po::value<std::string>(&flags.resyncPeriod)->default_value("30s"), "look at every federated HPA this often")
+      ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
+      ("cluster-unhealthy-grace", po::value<std::string>(&flags.unhealthyGrace)->default_value("40s"), "NotReady this long: no longer eligible")
+      ("hpa-scale-forbidden-window", po::value<std::string>(&flags.forbiddenWindow)->default_value("2m"), "kubefed v1's window after a member scaled")
+      ("partition-policy", po::value<std::string>(&flags.policy)->default_value("demand"), "demand or legacy");
+}
+
+// The flags as ControllerOptions, or an error message.
+std::variant<controller::ControllerOptions, std::string> controllerOptions(const ControllerFlags& flags) {
+  controller::ControllerOptions options;
+  options.workers = flags.workers;
+  const auto resync = sim::parseDuration(flags.resyncPeriod);
+  const auto probe = sim::parseDuration(flags.probePeriod);
+  const auto grace = sim::parseDuration(flags.unhealthyGrace);
+  const auto window = flags.forbiddenWindow == "0" ? std::optional(std::chrono::milliseconds(0)) : sim::parseDuration(flags.forbiddenWindow);
+  const auto policy = partitioner::parsePolicyName(flags.policy);
+  if (!resync || !probe || !grace || !window) return std::string("durations look like 30s, 500ms, 2m");
+  if (!policy) return "--partition-policy: want demand or legacy, got " + flags.policy;
+  if (flags.workers < 1) return std::string("--workers must be at least 1");
+  options.resyncPeriod = *resync;
+  options.clusterProbePeriod = *probe;
+  options.clusterUnhealthyGrace = *grace;
+  options.policy.kind = *policy;
+  options.policy.scaleForbiddenWindow = std::chrono::duration_cast<std::chrono::seconds>(*window);
+  return options;
+}
+
+clusters::ClientFactory memberClients() {
+  return [](const clusters::RestConfig& config) {
+    clusters::RestClientOptions options;
+    options.requestTimeout = std::chrono::seconds(5);
+    options.retry.attempts = 2;  // an unreachable member must not hold a worker for long
+    return std::make_shared<clusters::RestClient>(config, options);
+  };
+}
+
+int waitForSignal() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int received = 0;
+  sigwait(&signals, &received);
+  FEDHPA_LOG(info) << "signal " << received << ": shutting down";
+  return 0;
+}
+
+void blockSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+}  // namespace
+
+int controllerManagerMain(int argc, char** argv) {
+  std::string kubeconfig;
+  std::string context;
+  ControllerFlags flags;
+  po::options_description options("fedhpa controller-manager --kubeconfig K [--context federation-cluster]");
+  options.add_options()
+      ("kubeconfig", po::value<std::string>(&kubeconfig), "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
+      ("context", po::value<std::string>(&context)->default_value("federation-cluster"), "the federation API's context");
+  addControllerFlags(options, flags);
+  po::variables_map vm;
+  if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
+  const auto parsed = controllerOptions(flags);
+  if (const auto* error = std::get_if<std::string>(&parsed)) {
+    std::cerr << "error: " << *error << "\n";
+    return kUsageError;
+  }
+  blockSignals();
+  clusters::initializeHttpClientPool(4);
+  try {
+    const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
+    clusters::RestClient federation(clusters::loadKubeconfig(files).resolve(context));
+    controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
+    manager.start();
+    FEDHPA_LOG(info) << "controller-manager running against context " << context;
+    const int code = waitForSignal();
+    manager.stop();
+    return code;
+  } catch (const clusters::KubeconfigError& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+int upMain(int argc, char** argv) {
+  std::string dir;
+  int members = 3;
+  std::string hpaSyncPeriod;
+  ControllerFlags flags;
+  po::options_description options("fedhpa up [--dir _output/local] [--members 3]");
+  options.add_options()
+      ("dir", po::value<std::string>(&dir)->default_value("_output/local"), "state: the federation's data and the kubeconfig")
+      ("members", po::value<int>(&members)->default_value(3), "simulated member clusters")
+      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("15s"), "the members' HPA sync period");
+  addControllerFlags(options, flags);
+  po::variables_map vm;
+  if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
+  const auto parsed = controllerOptions(flags);
+  const auto syncPeriod = sim::parseDuration(hpaSyncPeriod);
+  if (const auto* error = std::get_if<std::string>(&parsed); error || !syncPeriod || members < 1) {
+    std::cerr << "error: " << (error ? *error : "--hpa-sync-period and --members must be positive") << "\n";
+    return kUsageError;
+  }
+  blockSignals();
+  clusters::initializeHttpClientPool(4);
+
+  // The federation API server, on its data dir.
+  apiserver::ApiServer federationServer(storage::SqliteStorage::open(std::filesystem::path(dir) / "data", {}),
+                                        api::federationResources(), apiserver::ApiServerOptions{});
+  const std::string federationUrl = "http://127.0.0.1:" + std::to_string(federationServer.start());
+  // The members.
+  std::vector<std::unique_ptr<sim::MemberSimulator>> simulators;
+  std::vector<std::pair<std::string, std::string>> memberUrls;
+  for (int i = 1; i <= members; ++i) {
+    sim::MemberSimulatorOptions memberOptions;
+    memberOptions.name = "member" + std::to_string(i);
+    memberOptions.hpaSyncPeriod = *syncPeriod;
+    simulators.push_back(std::make_unique<sim::MemberSimulator>(memberOptions));
+    memberUrls.push_back({memberOptions.name, "http://127.0.0.1:" + std::to_string(simulators.back()->start())});
+  }
+  // A kubeconfig with a context for each, as the walkthrough uses them.
+  std::ostringstream config;
+  config << "apiVersion: v1\nkind: Config\ncurrent-context: federation-cluster\nclusters:\n"
+         << "- name: federation-cluster\n  cluster: {server: \"" << federationUrl << "\"}\n";
+  for (const auto& [name, url] : memberUrls) config << "- name: " << name << "\n  cluster: {server: \"" << url << "\"}\n";
+  config << "users:\n- name: admin\n  user: {}\ncontexts:\n"
+         << "- name: federation-cluster\n  context: {cluster: federation-cluster, user: admin, namespace: default}\n";
+  for (const auto& [name, url] : memberUrls)
+    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
+  const auto kubeconfigPath = std::filesystem::absolute(std::filesystem::path(dir) / "kubeconfig");
+  std::ofstream(kubeconfigPath) << config.str();
+
+  clusters::RestConfig federationConfig;
+  federationConfig.server = federationUrl;
+  clusters::RestClient federation(federationConfig);
+  for (const auto& [name, url] : memberUrls) {
+    clusters::RestConfig member;
+    member.server = url;
+    try {
+      clusters::unjoinCluster(federation, name);  // from an earlier run, whose members are gone
+    } catch (const clusters::ClientError&) {
+    }
+    clusters::joinCluster(federation, name, member);
+  }
+  controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
+  manager.start();
+
+  std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"
+            << "kubeconfig: " << kubeconfigPath.string() << "\n"
+            << "  export KUBECONFIG=" << kubeconfigPath.string() << "\n"
+            << "  kubectl --context=federation-cluster get clusters\n"
+            << "Ctrl-C stops it." << std::endl;
+  const int code = waitForSignal();
+  manager.stop();
+  for (auto& simulator : simulators) simulator->stop();
+  federationServer.stop();
+  return code;
+}
+
+}  // namespace fedhpa::cmd

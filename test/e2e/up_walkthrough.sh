@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The walkthrough against `fedhpa up` (apiserver + three member-sims + controller in one process)
+# with short periods: one federated HPA spread over the members, re-partitioned, moved towards
+# load, and deleted or orphaned, all seen through kubectl. Usage: up_walkthrough.sh fedhpa
+FEDHPA=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+M=$HERE/manifests
+source "$HERE/lib.sh"
+
+"$FEDHPA" up --dir "$E2E_DIR/up" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
+  --hpa-scale-forbidden-window 0 >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
+SERVER_PID=$!
+for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
+KUBECONFIG_FILE=$(sed -n 's/^kubeconfig: //p' "$E2E_DIR/up.out")
+k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
+fed() { k --context=federation-cluster "$@"; }
+
+wait_for() {
+  local name=$1 pattern=$2
+  shift 3
+  local output=""
+  for _ in $(seq 1 60); do
+    output=$("$@" 2>&1) || true
+    if grep -Eq -- "$pattern" <<<"$output"; then ok "$name"; return; fi
+    sleep 0.5
+  done
+  not_ok "$name" "no match for $pattern within 30 s" "$output"
+}
+
+# "min max" of php-apache in every member, "-" where it has none, e.g. "1 4|1 3|1 3".
+limits() {
+  local out=""
+  for m in member1 member2 member3; do
+    out+=$(k --context=$m get hpa php-apache -o 'jsonpath={.spec.minReplicas} {.spec.maxReplicas}' 2>/dev/null || echo "-")"|"
+  done
+  echo "${out%|}"
+}
+# Σ max and the smallest min over the members holding the HPA.
+sums() { limits | tr '|' '\n' | awk '$1 != "-" {max += $2; if (min == "" || $1 < min) min = $1} END {print max, min}'; }
+
+wait_for "members are Ready" '^member3 +http://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
+sed 's/name: web/name: php-apache/; s/app: web/app: php-apache/g' "$M/deployment.yaml" >"$E2E_DIR/deploy.yaml"
+for m in member1 member2 member3; do k --context=$m create -f "$E2E_DIR/deploy.yaml" >/dev/null; done
+
+check "create the federated HPA (min 1, max 10)" 0 'horizontalpodautoscaler.autoscaling/php-apache created' -- fed create -f "$M/hpa-v2.yaml"
+wait_for "every member holds it, Σ max = 10, every min >= 1" '^10 1$' -- sums
+check "each member's kubectl get hpa shows it" 0 '^php-apache +Deployment/php-apache ' -- k --context=member2 get hpa php-apache
+
+fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":2,"maxReplicas":9}}' >/dev/null
+wait_for "max 9, min 2 over 3 members: each {1, 3}" '^1 3\|1 3\|1 3$' -- limits
+fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":1,"maxReplicas":2}}' >/dev/null
+wait_for "max 2: exactly two members hold it" '^(-\|1 1\|1 1|1 1\|-\|1 1|1 1\|1 1\|-)$' -- limits
+fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":10}}' >/dev/null
+wait_for "back to max 10" '^10 1$' -- sums
+
+k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand=8 --overwrite >/dev/null
+wait_for "load on member1: its max grows past its share" '^1 [6-9]\|' -- limits
+check "Σ max stays 10" 0 '^10 1$' -- sums
+wait_for "an Event on the federated HPA names the move" 'Rebalanced +.*member1 now min 1, max [6-9]: saturated' -- fed describe hpa php-apache
+check "describe shows the per-cluster breakdown" 0 '^ +\{"member1":\{"cpuUtilization":[0-9]+,"current":[0-9]+,"desired":[0-9]+,"max":[0-9]+,"min":1\}' -- fed describe hpa php-apache
+wait_for "get hpa shows the aggregated replicas" '^php-apache +Deployment/php-apache +cpu: [0-9]+%/50% +1 +10 +([8-9]|1[0-9]) ' -- fed get hpa php-apache
+
+check "delete the federated HPA" 0 '"php-apache" deleted' -- fed delete hpa php-apache
+wait_for "it is gone from every member" '^-\|-\|-$' -- limits
+
+check "create it again" 0 'created' -- fed create -f "$M/hpa-v2.yaml"
+wait_for "spread again" '^10 1$' -- sums
+check "delete --cascade=orphan" 0 '"php-apache" deleted' -- fed delete hpa php-apache --cascade=orphan
+check "the member copies remain" 0 '^1 [0-9]+\|1 [0-9]+\|1 [0-9]+$' -- limits
+check "and are no longer managed" 0 '^$' -- k --context=member1 get hpa php-apache -o 'jsonpath={.metadata.labels.federation\.kubernetes\.io/managed-by}'
+
+summary
