@@ -54,7 +54,7 @@ bench: build
 
 # The local federation: apiserver + three simulated members + the controller, and a kubeconfig
 # at _output/local/kubeconfig. Runs in the foreground; Ctrl-C stops it.
-RUN_FLAGS ?= --hpa-sync-period 15s
+RUN_FLAGS ?= --hpa-sync-period 15s --hpa-scale-forbidden-window 30s
 run: build
 	$(BUILD_DIR)/fedhpa up --dir _output/local $(RUN_FLAGS)
 
