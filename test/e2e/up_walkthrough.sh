@@ -60,6 +60,13 @@ wait_for "an Event on the federated HPA names the move" 'Rebalanced +.*member1 n
 check "describe shows the per-cluster breakdown" 0 '^ +\{"member1":\{"cpuUtilization":[0-9]+,"current":[0-9]+,"desired":[0-9]+,"max":[0-9]+,"min":1\}' -- fed describe hpa php-apache
 wait_for "get hpa shows the aggregated replicas" '^php-apache +Deployment/php-apache +cpu: [0-9]+%/50% +1 +10 +([8-9]|1[0-9]) ' -- fed get hpa php-apache
 
+k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
+check "label member2's Cluster" 0 'cluster.federation/member2 labeled' -- fed label cluster member2 region=eu
+fed annotate hpa php-apache 'federation.alpha.kubernetes.io/cluster-selector=[{"key":"region","operator":"In","values":["eu"]}]' >/dev/null
+wait_for "a cluster selector for region=eu: only member2 holds it, with all 10" '^-\|1 10\|-$' -- limits
+fed annotate hpa php-apache federation.alpha.kubernetes.io/cluster-selector- >/dev/null
+wait_for "selector removed: spread again" '^10 1$' -- sums
+
 check "delete the federated HPA" 0 '"php-apache" deleted' -- fed delete hpa php-apache
 wait_for "it is gone from every member" '^-\|-\|-$' -- limits
 
