@@ -1,5 +1,8 @@
 #include "federation/cmd/controller_command.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include "federation/cmd/flags.h"
 #include "federation/common/logging.h"
 #include "federation/controller/controller_manager.h"
+#include "federation/controller/leader_election.h"
 #include "federation/storage/sqlite_storage.h"
 
 namespace fedhpa::cmd {
@@ -22,6 +26,7 @@ namespace po = boost::program_options;
 namespace {
 
 struct ControllerFlags {
+  bool leaderElect = true;
   int workers = 4;
   std::string resyncPeriod = "30s";
   std::string probePeriod = "10s";
@@ -32,6 +37,7 @@ struct ControllerFlags {
 
 void addControllerFlags(po::options_description& options, ControllerFlags& flags) {
   options.add_options()
+      ("leader-elect", po::value<bool>(&flags.leaderElect)->default_value(true), "act only while holding the Lease kube-system/fedhpa-controller-manager")
       ("workers", po::value<int>(&flags.workers)->default_value(4), "reconcile workers")
       ("resync-period", po::value<std::string>(&flags.resyncPeriod)->default_value("30s"), "look at every federated HPA this often")
       ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
@@ -80,6 +86,34 @@ int waitForSignal() {
   return 0;
 }
 
+std::string leaseIdentity() {
+  char host[256] = "localhost";
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + "_" + std::to_string(::getpid());
+}
+
+// Runs the manager while this process leads (or at once without leader election) until SIGINT
+// or SIGTERM; a lost Lease ends the process with status 1, as kube-controller-manager does.
+int runManager(clusters::KubeClient& federation, controller::ControllerManager& manager, bool leaderElect) {
+  if (!leaderElect) {
+    manager.start();
+    const int code = waitForSignal();
+    manager.stop();
+    return code;
+  }
+  std::atomic<bool> lost{false};
+  controller::LeaderElector elector(federation, "kube-system", "fedhpa-controller-manager", leaseIdentity());
+  elector.start([&] { manager.start(); },
+                [&] {
+                  lost = true;
+                  ::kill(::getpid(), SIGTERM);
+                });
+  waitForSignal();
+  elector.stop();
+  manager.stop();
+  return lost ? 1 : 0;
+}
+
 void blockSignals() {
   sigset_t signals;
   sigemptyset(&signals);
@@ -112,11 +146,8 @@ int controllerManagerMain(int argc, char** argv) {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
     clusters::RestClient federation(clusters::loadKubeconfig(files).resolve(context));
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
-    manager.start();
     FEDHPA_LOG(info) << "controller-manager running against context " << context;
-    const int code = waitForSignal();
-    manager.stop();
-    return code;
+    return runManager(federation, manager, flags.leaderElect);
   } catch (const clusters::KubeconfigError& error) {
     std::cerr << "error: " << error.what() << "\n";
     return 1;
@@ -184,15 +215,12 @@ int upMain(int argc, char** argv) {
     clusters::joinCluster(federation, name, member);
   }
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
-  manager.start();
-
   std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"
             << "kubeconfig: " << kubeconfigPath.string() << "\n"
             << "  export KUBECONFIG=" << kubeconfigPath.string() << "\n"
             << "  kubectl --context=federation-cluster get clusters\n"
             << "Ctrl-C stops it." << std::endl;
-  const int code = waitForSignal();
-  manager.stop();
+  const int code = runManager(federation, manager, flags.leaderElect);
   for (auto& simulator : simulators) simulator->stop();
   federationServer.stop();
   return code;
