@@ -17,6 +17,7 @@
 #include "federation/common/logging.h"
 #include "federation/controller/controller_manager.h"
 #include "federation/controller/leader_election.h"
+#include "federation/apiserver/http/server.h"
 #include "federation/storage/sqlite_storage.h"
 
 namespace fedhpa::cmd {
@@ -86,6 +87,35 @@ int waitForSignal() {
   return 0;
 }
 
+// /healthz and /metrics of the controller-manager, as kube-controller-manager serves them.
+class EndpointsHandler : public apiserver::http::Handler {
+ public:
+  explicit EndpointsHandler(controller::ControllerManager& manager) : manager_(manager) {}
+  void handle(apiserver::http::Request request, std::shared_ptr<apiserver::http::Responder> responder) override {
+    if (request.path == "/healthz" || request.path == "/readyz" || request.path == "/livez")
+      responder->respond({200, {{"Content-Type", "text/plain"}}, "ok"});
+    else if (request.path == "/metrics")
+      responder->respond({200, {{"Content-Type", "text/plain; version=0.0.4"}}, manager_.renderMetrics()});
+    else
+      responder->respond({404, {{"Content-Type", "text/plain"}}, "404 page not found"});
+  }
+
+ private:
+  controller::ControllerManager& manager_;
+};
+
+std::unique_ptr<apiserver::http::Server> serveEndpoints(controller::ControllerManager& manager, const std::string& address) {
+  const auto colon = address.rfind(':');
+  apiserver::http::ServerOptions options;
+  options.address = address.substr(0, colon);
+  options.port = static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1)));
+  options.threads = 1;
+  auto server = std::make_unique<apiserver::http::Server>(options, std::make_shared<EndpointsHandler>(manager));
+  const auto port = server->start();
+  FEDHPA_LOG(info) << "controller-manager /healthz and /metrics on http://" << options.address << ":" << port;
+  return server;
+}
+
 std::string leaseIdentity() {
   char host[256] = "localhost";
   ::gethostname(host, sizeof host - 1);
@@ -127,17 +157,22 @@ void blockSignals() {
 int controllerManagerMain(int argc, char** argv) {
   std::string kubeconfig;
   std::string context;
+  std::string address;
   ControllerFlags flags;
   po::options_description options("fedhpa controller-manager --kubeconfig K [--context federation-cluster]");
   options.add_options()
       ("kubeconfig", po::value<std::string>(&kubeconfig), "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
-      ("context", po::value<std::string>(&context)->default_value("federation-cluster"), "the federation API's context");
+      ("context", po::value<std::string>(&context)->default_value("federation-cluster"), "the federation API's context")
+      ("address", po::value<std::string>(&address)->default_value("127.0.0.1:10257"), "serve /healthz and /metrics here (port 0: any free port)");
   addControllerFlags(options, flags);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
   const auto parsed = controllerOptions(flags);
-  if (const auto* error = std::get_if<std::string>(&parsed)) {
-    std::cerr << "error: " << *error << "\n";
+  const auto colon = address.rfind(':');
+  const bool addressOk = colon != std::string::npos && colon + 1 < address.size() &&
+                         address.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  if (const auto* error = std::get_if<std::string>(&parsed); error || !addressOk) {
+    std::cerr << "error: " << (error ? *error : "--address: want HOST:PORT, got " + address) << "\n";
     return kUsageError;
   }
   blockSignals();
@@ -147,6 +182,7 @@ int controllerManagerMain(int argc, char** argv) {
     clusters::RestClient federation(clusters::loadKubeconfig(files).resolve(context));
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
     FEDHPA_LOG(info) << "controller-manager running against context " << context;
+    const auto endpoints = serveEndpoints(manager, address);
     return runManager(federation, manager, flags.leaderElect);
   } catch (const clusters::KubeconfigError& error) {
     std::cerr << "error: " << error.what() << "\n";

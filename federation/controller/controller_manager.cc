@@ -28,7 +28,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       options_(options),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
-      reconciler_(federation, *this, options.policy) {}
+      reconciler_(federation, *this, options.policy, metrics_) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 
@@ -74,20 +74,26 @@ std::vector<Member> ControllerManager::members() {
     const json clusterLabels = (*cluster)["metadata"].value("labels", json::object());
     for (const auto& [key, value] : clusterLabels.items())
       if (value.is_string()) labels[key] = value.get<std::string>();
-    out.push_back({name, labels, eligible(*cluster, options_.clusterUnhealthyGrace), std::move(client)});
+    const bool ready = eligible(*cluster, options_.clusterUnhealthyGrace);
+    metrics_.setClusterReady(name, ready);
+    out.push_back({name, labels, ready, std::move(client)});
   }
   return out;
 }
 
 void ControllerManager::worker() {
   while (auto key = queue_.get()) {
+    const auto started = std::chrono::steady_clock::now();
+    bool failed = false;
     try {
       reconciler_.reconcile(*key);
       queue_.forget(*key);
     } catch (const std::exception& error) {
       FEDHPA_LOG(warning) << "reconcile " << *key << ": " << error.what() << "; will retry";
       queue_.addRateLimited(*key);
+      failed = true;
     }
+    metrics_.observeReconcile(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), failed);
     queue_.done(*key);
   }
 }

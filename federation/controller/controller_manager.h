@@ -35,6 +35,7 @@ class ControllerManager : public MemberClusters {
   void start();
   void stop();
   std::vector<Member> members() override;
+  std::string renderMetrics() { return metrics_.render(queue_.length()); }
 
  private:
   void enqueueAll();
@@ -47,6 +48,7 @@ class ControllerManager : public MemberClusters {
   clusters::ClusterRegistry registry_;
   clusters::ClusterHealthProber prober_;
   WorkQueue queue_;
+  ControllerMetrics metrics_;
   HpaReconciler reconciler_;
   std::unique_ptr<clusters::Informer> federatedHpas_;
   std::mutex membersMutex_;

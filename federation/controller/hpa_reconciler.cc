@@ -47,8 +47,9 @@ json localSpec(const json& federated, const partitioner::Limits& limits) {
 
 }  // namespace
 
-HpaReconciler::HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy)
-    : federation_(federation), members_(members), policy_(policy) {}
+HpaReconciler::HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
+                             ControllerMetrics& metrics)
+    : federation_(federation), members_(members), policy_(policy), metrics_(metrics) {}
 
 std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const std::string& ns, const std::string& name) {
   std::vector<MemberHpa> out;
@@ -61,6 +62,7 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const std::stri
     } catch (const ClientError& error) {
       if (error.kind() != ClientError::Kind::NotFound) {
         local.reachable = false;
+        metrics_.countMemberError(member.name);
         FEDHPA_LOG(debug) << "member " << member.name << ": " << error.what();
       }
     }
@@ -155,6 +157,7 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
   try {
     if (!limits) {
       client.remove(kHpas, ns, name);
+      metrics_.countMemberWrite("delete");
       return;
     }
     const json spec = localSpec(federated, *limits);
@@ -166,6 +169,7 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
       for (const auto& [field, value] : localSpecNow.items())
         if (!spec.contains(field)) patch["spec"][field] = nullptr;
       client.mergePatch(kHpas, ns, name, patch);
+      metrics_.countMemberWrite("update");
       return;
     }
     json labels = federated["metadata"].value("labels", json::object());
@@ -182,7 +186,9 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
       client.create(kNamespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
       client.create(kHpas, ns, hpa);
     }
+    metrics_.countMemberWrite("create");
   } catch (const ClientError& error) {
+    metrics_.countMemberError(local.member.name);
     FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << ns << "/" << name << ": " << error.what();
     throw;
   }
@@ -196,10 +202,13 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
   const std::string name = metaField(federated, "name");
   for (const auto& local : locals) {
     if (!local.hpa) continue;
-    if (orphan)  // left in place, and no longer ours
+    if (orphan) {  // left in place, and no longer ours
       local.member.client->mergePatch(kHpas, ns, name, {{"metadata", {{"labels", {{kManagedByLabel, nullptr}}}}}});
-    else
+      metrics_.countMemberWrite("orphan");
+    } else {
       local.member.client->remove(kHpas, ns, name);
+      metrics_.countMemberWrite("delete");
+    }
   }
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
   federation_.mergePatch(kHpas, ns, name,

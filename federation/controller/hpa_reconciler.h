@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clusters/client/kube_client.h"
+#include "federation/controller/controller_metrics.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::controller {
@@ -38,7 +39,8 @@ class MemberClusters {
 
 class HpaReconciler {
  public:
-  HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy);
+  HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
+                ControllerMetrics& metrics);
 
   // Throws when a step failed and the key should come back later; an unreachable member is
   // skipped (its HPA is left as it is), never an error for the others.
@@ -63,6 +65,7 @@ class HpaReconciler {
   clusters::KubeClient& federation_;
   MemberClusters& members_;
   partitioner::Policy policy_;
+  ControllerMetrics& metrics_;
 };
 
 }  // namespace fedhpa::controller

@@ -26,7 +26,7 @@ member() { kubectl --kubeconfig "$E2E_DIR/kubeconfig" --cache-dir "$E2E_DIR/cach
 
 for name in a b; do
   "$FEDHPA" controller-manager --kubeconfig "$E2E_DIR/kubeconfig" --cluster-probe-period 1s --resync-period 2s \
-    --hpa-scale-forbidden-window 0 >"$E2E_DIR/cm-$name.out" 2>"$E2E_DIR/cm-$name.err" &
+    --hpa-scale-forbidden-window 0 --address 127.0.0.1:0 >"$E2E_DIR/cm-$name.out" 2>"$E2E_DIR/cm-$name.err" &
   PIDS+=($!)
   eval "PID_$name=$!"
 done
@@ -49,7 +49,11 @@ LEADER=$(holder); LEADER_PID=${LEADER##*_}
 OTHER_PID=$PID_a; [ "$LEADER_PID" = "$PID_a" ] && OTHER_PID=$PID_b
 check "create a federated HPA" 0 'created' -- kc create -f "$M/hpa-v2.yaml"
 wait_for "the leader places it on the member" '^php-apache +Deployment/php-apache ' -- member get hpa php-apache
+LEADER_LOG="$E2E_DIR/cm-$( [ "$LEADER_PID" = "$PID_a" ] && echo a || echo b ).err"
 OTHER_LOG="$E2E_DIR/cm-$( [ "$OTHER_PID" = "$PID_a" ] && echo a || echo b ).err"
+METRICS_URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$LEADER_LOG" | head -1)/metrics
+check "the leader's /metrics counts the create" 0 '^fedhpa_member_writes_total\{kind="create"\} 1$' -- curl -s "$METRICS_URL"
+check "and the member's readiness" 0 '^fedhpa_cluster_ready\{cluster="member1"\} 1$' -- curl -s "$METRICS_URL"
 if grep -q 'became the leader' "$OTHER_LOG"; then not_ok "the other one only waits" "$(cat "$OTHER_LOG")"; else ok "the other one only waits"; fi
 kill -9 "$LEADER_PID"
 sed 's/name: php-apache$/name: second/' "$M/hpa-v2.yaml" | sed '0,/name: php-apache/s//name: second/' >"$E2E_DIR/second.yaml"
