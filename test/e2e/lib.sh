@@ -96,3 +96,54 @@ summary() {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
 }
+
+# Member clusters as their own processes, added to the kubeconfig and joined to the federation.
+# start_member NAME [PORT]: a member-sim (HPA sync 1 s); its pid in PID_<NAME>.
+EXTRA_PIDS=()
+trap 'kill -9 "${EXTRA_PIDS[@]}" 2>/dev/null; cleanup' EXIT
+start_member() {
+  "$FEDHPA" member-sim --listen "127.0.0.1:${2:-0}" --name "$1" --hpa-sync-period 1s >"$E2E_DIR/$1.out" 2>>"$E2E_DIR/$1.err" &
+  EXTRA_PIDS+=($!)
+  eval "PID_$1=$!"
+  for _ in $(seq 1 100); do grep -q '^listening on' "$E2E_DIR/$1.out" && break; sleep 0.1; done
+}
+
+# join_members NAME...: a context per member in the kubeconfig, then `fedhpa join`.
+join_members() {
+  local m url
+  for m in "$@"; do
+    url=$(head -1 "$E2E_DIR/$m.out" | sed 's/^listening on //')
+    python3 - "$E2E_DIR/kubeconfig" "$m" "$url" <<'PY'
+import sys
+path, name, url = sys.argv[1:4]
+text = open(path).read()
+text = text.replace("clusters:\n", f"clusters:\n- name: {name}\n  cluster: {{server: \"{url}\"}}\n", 1)
+text = text.replace("contexts:\n", f"contexts:\n- name: {name}\n  context: {{cluster: {name}, user: admin, namespace: default}}\n", 1)
+open(path, "w").write(text)
+PY
+    "$FEDHPA" join "$m" --cluster-context "$m" --kubeconfig "$E2E_DIR/kubeconfig" >/dev/null
+  done
+}
+
+# start_controller NAME [FLAGS...]: a controller-manager process with short periods; pid in PID_<NAME>.
+start_controller() {
+  local name=$1
+  shift
+  "$FEDHPA" controller-manager --kubeconfig "$E2E_DIR/kubeconfig" --address 127.0.0.1:0 --cluster-probe-period 500ms \
+    --resync-period 1s --hpa-scale-forbidden-window 0 "$@" >"$E2E_DIR/$name.out" 2>>"$E2E_DIR/$name.err" &
+  EXTRA_PIDS+=($!)
+  eval "PID_$name=$!"
+}
+
+# wait_for NAME PATTERN -- COMMAND...: up to 40 s for a line of COMMAND's output to match.
+wait_for() {
+  local name=$1 pattern=$2
+  shift 3
+  local output=""
+  for _ in $(seq 1 80); do
+    output=$("$@" 2>&1) || true
+    if grep -Eq -- "$pattern" <<<"$output"; then ok "$name"; return; fi
+    sleep 0.5
+  done
+  not_ok "$name" "no match for $pattern within 40 s" "$output"
+}

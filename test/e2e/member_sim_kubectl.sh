@@ -9,17 +9,6 @@ source "$HERE/lib.sh"
 start_member_sim --name member1 --hpa-sync-period 1s
 
 # wait_for DESCRIPTION PATTERN -- COMMAND...: up to 20 s for COMMAND's output to match.
-wait_for() {
-  local name=$1 pattern=$2
-  shift 3
-  local output=""
-  for _ in $(seq 1 40); do
-    output=$("$@" 2>&1) || true
-    if grep -Eq -- "$pattern" <<<"$output"; then ok "$name"; return; fi
-    sleep 0.5
-  done
-  not_ok "$name" "no line matched $pattern within 20 s" "$output"
-}
 
 check "create a Deployment" 0 'deployment.apps/web created' -- kc create -f "$M/deployment.yaml"
 check "autoscale it: min 1, max 10, cpu 50%" 0 'horizontalpodautoscaler.autoscaling/web autoscaled' -- kc autoscale deployment web --min=1 --max=10 --cpu-percent=50

@@ -15,17 +15,6 @@ KUBECONFIG_FILE=$(sed -n 's/^kubeconfig: //p' "$E2E_DIR/up.out")
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
 fed() { k --context=federation-cluster "$@"; }
 
-wait_for() {
-  local name=$1 pattern=$2
-  shift 3
-  local output=""
-  for _ in $(seq 1 60); do
-    output=$("$@" 2>&1) || true
-    if grep -Eq -- "$pattern" <<<"$output"; then ok "$name"; return; fi
-    sleep 0.5
-  done
-  not_ok "$name" "no match for $pattern within 30 s" "$output"
-}
 
 # "min max" of php-apache in every member, "-" where it has none, e.g. "1 4|1 3|1 3".
 limits() {
