@@ -28,7 +28,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       options_(options),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
-      reconciler_(federation, *this, options.policy, metrics_) {}
+      reconciler_(federation, *this, options.policy, metrics_),
+      deploymentReconciler_(federation, *this, metrics_) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 
@@ -39,8 +40,14 @@ void ControllerManager::start() {
       federation_, kHpas,
       clusters::InformerHandlers{enqueue, [=](const json&, const json& now) { enqueue(now); }, enqueue});
   federatedHpas_->start();
+  auto enqueueDeployment = [this](const json& deployment) { deploymentQueue_.add(clusters::objectKey(deployment)); };
+  federatedDeployments_ = std::make_unique<clusters::Informer>(
+      federation_, kDeployments,
+      clusters::InformerHandlers{enqueueDeployment, [=](const json&, const json& now) { enqueueDeployment(now); }, enqueueDeployment});
+  federatedDeployments_->start();
   prober_.start();
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { worker(); });
+  workers_.emplace_back([this] { deploymentWorker(); });
   resync_ = std::thread([this] { resyncLoop(); });
 }
 
@@ -53,13 +60,16 @@ void ControllerManager::stop() {
   stopped_.notify_all();
   if (resync_.joinable()) resync_.join();
   queue_.shutDown();
+  deploymentQueue_.shutDown();
   for (auto& worker : workers_) worker.join();
   workers_.clear();
   prober_.stop();
   if (federatedHpas_) federatedHpas_->stop();
+  if (federatedDeployments_) federatedDeployments_->stop();
   {
     std::lock_guard lock(membersMutex_);
     memberHpas_.clear();
+    memberDeployments_.clear();
   }
   registry_.stop();
 }
@@ -98,9 +108,24 @@ void ControllerManager::worker() {
   }
 }
 
+void ControllerManager::deploymentWorker() {
+  while (auto key = deploymentQueue_.get()) {
+    try {
+      deploymentReconciler_.reconcile(*key);
+      deploymentQueue_.forget(*key);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "reconcile deployment " << *key << ": " << error.what() << "; will retry";
+      deploymentQueue_.addRateLimited(*key);
+    }
+    deploymentQueue_.done(*key);
+  }
+}
+
 void ControllerManager::enqueueAll() {
-  if (!federatedHpas_) return;
-  for (const auto& hpa : federatedHpas_->list()) queue_.add(clusters::objectKey(hpa));
+  if (federatedHpas_)
+    for (const auto& hpa : federatedHpas_->list()) queue_.add(clusters::objectKey(hpa));
+  if (federatedDeployments_)
+    for (const auto& deployment : federatedDeployments_->list()) deploymentQueue_.add(clusters::objectKey(deployment));
 }
 
 // A member appeared, changed or went: watch its HPAs (a change there is a change of the
@@ -109,17 +134,22 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
   {
     std::lock_guard lock(membersMutex_);
     memberHpas_.erase(cluster);
+    memberDeployments_.erase(cluster);
     if (auto client = registry_.client(cluster)) {
       clusters::InformerOptions options;
       options.selectors.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
-      auto enqueue = [this](const json& hpa) { queue_.add(clusters::objectKey(hpa)); };
-      auto informer = std::make_unique<clusters::Informer>(
-          *client, kHpas, clusters::InformerHandlers{enqueue, [=](const json&, const json& now) { enqueue(now); }, enqueue},
-          options);
-      informer->start();
-      // The informer keeps the client alive through the registry's shared_ptr for as long as it runs.
+      auto watchMember = [&](const clusters::Resource& resource, WorkQueue& queue) {
+        auto enqueue = [&queue](const json& object) { queue.add(clusters::objectKey(object)); };
+        auto informer = std::make_unique<clusters::Informer>(
+            *client, resource, clusters::InformerHandlers{enqueue, [=](const json&, const json& now) { enqueue(now); }, enqueue},
+            options);
+        informer->start();
+        return informer;
+      };
+      // The informers use the client; this map keeps it alive for as long as they run.
       memberClients_[cluster] = client;
-      memberHpas_[cluster] = std::move(informer);
+      memberHpas_[cluster] = watchMember(kHpas, queue_);
+      memberDeployments_[cluster] = watchMember(kDeployments, deploymentQueue_);
     } else {
       memberClients_.erase(cluster);
     }

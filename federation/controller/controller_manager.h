@@ -14,6 +14,7 @@
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/informer.h"
+#include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/hpa_reconciler.h"
 #include "federation/controller/work_queue.h"
 
@@ -40,6 +41,7 @@ class ControllerManager : public MemberClusters {
  private:
   void enqueueAll();
   void worker();
+  void deploymentWorker();
   void onMemberChange(const std::string& cluster);
   void resyncLoop();
 
@@ -47,13 +49,17 @@ class ControllerManager : public MemberClusters {
   ControllerOptions options_;
   clusters::ClusterRegistry registry_;
   clusters::ClusterHealthProber prober_;
-  WorkQueue queue_;
+  WorkQueue queue_;             // federated HPAs
+  WorkQueue deploymentQueue_;   // federated Deployments
   ControllerMetrics metrics_;
   HpaReconciler reconciler_;
+  DeploymentReconciler deploymentReconciler_;
   std::unique_ptr<clusters::Informer> federatedHpas_;
+  std::unique_ptr<clusters::Informer> federatedDeployments_;
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<clusters::KubeClient>> memberClients_;  // what the informers use
   std::map<std::string, std::unique_ptr<clusters::Informer>> memberHpas_;       // by cluster
+  std::map<std::string, std::unique_ptr<clusters::Informer>> memberDeployments_;
   std::vector<std::thread> workers_;
   std::thread resync_;
   std::mutex stopMutex_;

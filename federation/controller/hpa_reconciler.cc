@@ -15,6 +15,10 @@ using clusters::ClientError;
 const clusters::Resource kHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
 
 namespace {
+constexpr const char* kHpaTargetClusterList = "federation.kubernetes.io/hpa-target-cluster-list";
+}  // namespace
+
+namespace {
 
 const clusters::Resource kEvents{"", "v1", "events", true};
 const clusters::Resource kNamespaces{"", "v1", "namespaces", false};
@@ -116,6 +120,10 @@ void HpaReconciler::reconcile(const std::string& key) {
 
   const partitioner::Plan plan = partitioner::partition(decoded.spec, states, policy_, std::chrono::system_clock::now());
   applyPlan(federated, plan, locals);
+  std::vector<std::string> holders;
+  for (const auto& cluster : plan.clusters)
+    if (cluster.limits) holders.push_back(cluster.name);
+  markTargetDeployment(federated, holders);
   aggregateStatus(federated, readMembers(ns, name));
 }
 
@@ -210,6 +218,7 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
       metrics_.countMemberWrite("delete");
     }
   }
+  markTargetDeployment(federated, {});
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
   federation_.mergePatch(kHpas, ns, name,
                          {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
@@ -266,6 +275,25 @@ void HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
   if (federated.value("status", json::object()) != status) federation_.mergePatch(kHpas, ns, name, {{"status", status}}, "status");
   if (annotationsOf(federated)[kClusterStatusAnnotation] != breakdown.dump())
     federation_.mergePatch(kHpas, ns, name, {{"metadata", {{"annotations", {{kClusterStatusAnnotation, breakdown.dump()}}}}}});
+}
+
+void HpaReconciler::markTargetDeployment(const json& federated, const std::vector<std::string>& clusters) {
+  const json ref = federated.value("spec", json::object()).value("scaleTargetRef", json::object());
+  if (ref.value("kind", "") != "Deployment") return;
+  const clusters::Resource deployments{"apps", "v1", "deployments", true};
+  const std::string ns = metaField(federated, "namespace");
+  json deployment;
+  try {
+    deployment = federation_.get(deployments, ns, ref.value("name", ""));
+  } catch (const ClientError& error) {
+    if (error.kind() == ClientError::Kind::NotFound) return;  // not federated: nothing to place
+    throw;
+  }
+  const json wanted = clusters.empty() ? json(nullptr) : json(json{{"Names", clusters}}.dump());
+  const json annotations = deployment["metadata"].value("annotations", json::object());
+  const json current = annotations.contains(kHpaTargetClusterList) ? annotations[kHpaTargetClusterList] : json(nullptr);
+  if (current == wanted) return;
+  federation_.mergePatch(deployments, ns, ref.value("name", ""), {{"metadata", {{"annotations", {{kHpaTargetClusterList, wanted}}}}}});
 }
 
 void HpaReconciler::recordEvent(const json& federated, const std::string& type, const std::string& reason,

@@ -60,6 +60,8 @@ class HpaReconciler {
   void applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals);
   void writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
   void aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
+  // Names the members holding the HPA on its federated target Deployment (none: removes it).
+  void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
   void recordEvent(const json& federated, const std::string& type, const std::string& reason, const std::string& message);
 
   clusters::KubeClient& federation_;

@@ -6,8 +6,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
 
 "$FEDHPA" member-sim --listen 127.0.0.1:0 --name member1 >"$E2E_DIR/member.out" 2>"$E2E_DIR/member.err" &
-MEMBER_PID=$!
-trap 'kill $MEMBER_PID 2>/dev/null; cleanup' EXIT
+EXTRA_PIDS+=($!)
 for _ in $(seq 1 100); do grep -q '^listening on' "$E2E_DIR/member.out" && break; sleep 0.1; done
 MEMBER_URL=$(head -1 "$E2E_DIR/member.out" | sed 's/^listening on //')
 start_server "$E2E_DIR/data"

@@ -12,7 +12,6 @@ cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
   rm -rf "$E2E_DIR"
 }
-trap cleanup EXIT
 
 # start_server DATA_DIR: starts the apiserver, waits for its ready line, sets PORT and SERVER_PID.
 start_server() { start_fedhpa apiserver --listen 127.0.0.1:0 --data-dir "$1"; }
@@ -100,7 +99,14 @@ summary() {
 # Member clusters as their own processes, added to the kubeconfig and joined to the federation.
 # start_member NAME [PORT]: a member-sim (HPA sync 1 s); its pid in PID_<NAME>.
 EXTRA_PIDS=()
-trap 'kill -9 "${EXTRA_PIDS[@]}" 2>/dev/null; cleanup' EXIT
+# The script's own exit status survives the cleanup (a trap's last command would replace it).
+on_exit() {
+  local status=$?
+  if [ ${#EXTRA_PIDS[@]} -gt 0 ]; then kill -9 "${EXTRA_PIDS[@]}" 2>/dev/null || true; fi
+  cleanup
+  exit "$status"
+}
+trap on_exit EXIT
 start_member() {
   "$FEDHPA" member-sim --listen "127.0.0.1:${2:-0}" --name "$1" --hpa-sync-period 1s >"$E2E_DIR/$1.out" 2>>"$E2E_DIR/$1.err" &
   EXTRA_PIDS+=($!)

@@ -29,11 +29,16 @@ sums() { limits | tr '|' '\n' | awk '$1 != "-" {max += $2; if (min == "" || $1 <
 
 wait_for "members are Ready" '^member3 +http://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 sed 's/name: web/name: php-apache/; s/app: web/app: php-apache/g' "$M/deployment.yaml" >"$E2E_DIR/deploy.yaml"
-for m in member1 member2 member3; do k --context=$m create -f "$E2E_DIR/deploy.yaml" >/dev/null; done
+sed -i 's/replicas: 2/replicas: 3/' "$E2E_DIR/deploy.yaml"
+check "create the Deployment on the federation only" 0 'deployment.apps/php-apache created' -- fed create -f "$E2E_DIR/deploy.yaml"
+deploy_replicas() { for m in member1 member2 member3; do k --context=$m get deploy php-apache -o 'jsonpath={.spec.replicas}' 2>/dev/null || echo -; echo -n " "; done; }
+wait_for "without an HPA its 3 replicas are spread 1 per member" '^1 *1 *1 *$' -- deploy_replicas
+wait_for "its status sums the members'" '^php-apache +3/3 +3 +3 ' -- fed get deploy php-apache
 
 check "create the federated HPA (min 1, max 10)" 0 'horizontalpodautoscaler.autoscaling/php-apache created' -- fed create -f "$M/hpa-v2.yaml"
 wait_for "every member holds it, Σ max = 10, every min >= 1" '^10 1$' -- sums
 check "each member's kubectl get hpa shows it" 0 '^php-apache +Deployment/php-apache ' -- k --context=member2 get hpa php-apache
+wait_for "the federated Deployment names the HPA's clusters" 'hpa-target-cluster-list.*Names.*member1.*member2.*member3' -- fed get deploy php-apache -o 'jsonpath={.metadata.annotations}'
 
 fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":2,"maxReplicas":9}}' >/dev/null
 wait_for "max 9, min 2 over 3 members: each {1, 3}" '^1 3\|1 3\|1 3$' -- limits
@@ -48,6 +53,7 @@ check "Σ max stays 10" 0 '^10 1$' -- sums
 wait_for "an Event on the federated HPA names the move" 'Rebalanced +.*member1 now min 1, max [6-9]: saturated' -- fed describe hpa php-apache
 check "describe shows the per-cluster breakdown" 0 '^ +\{"member1":\{"cpuUtilization":[0-9]+,"current":[0-9]+,"desired":[0-9]+,"max":[0-9]+,"min":1\}' -- fed describe hpa php-apache
 wait_for "get hpa shows the aggregated replicas" '^php-apache +Deployment/php-apache +cpu: [0-9]+%/50% +1 +10 +([8-9]|1[0-9]) ' -- fed get hpa php-apache
+check "member1's replicas stay the local HPA's, not the federation's 3" 0 '^([5-9]|10)$' -- k --context=member1 get deploy php-apache -o 'jsonpath={.spec.replicas}'
 
 k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
 check "label member2's Cluster" 0 'cluster.federation/member2 labeled' -- fed label cluster member2 region=eu
