@@ -53,10 +53,10 @@ bench: build
 	$(BUILD_DIR)/test/bench/partition_bench --benchmark_counters_tabular=true
 
 # The local federation: apiserver + three simulated members + the controller, and a kubeconfig
-# at _output/local/kubeconfig. Runs in the foreground; Ctrl-C stops it.
-RUN_FLAGS ?= --hpa-sync-period 15s --hpa-scale-forbidden-window 30s
+# at _output/kubeconfig. Runs in the foreground; Ctrl-C stops it.
+RUN_FLAGS ?= --hpa-sync-period 5s --hpa-scale-forbidden-window 30s
 run: build
-	$(BUILD_DIR)/fedhpa up --dir _output/local $(RUN_FLAGS)
+	$(BUILD_DIR)/fedhpa up --data-dir _output/data --kubeconfig-out _output/kubeconfig $(RUN_FLAGS)
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -120,10 +120,11 @@ void ClusterHealthProber::start() {
   loop_ = std::thread([this] {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
+      soon_ = false;
       lock.unlock();
       probeAll();
       lock.lock();
-      wake_.wait_for(lock, options_.period, [&] { return stopping_; });
+      wake_.wait_for(lock, options_.period, [&] { return stopping_ || soon_; });
     }
   });
 }
@@ -135,6 +136,14 @@ void ClusterHealthProber::stop() {
   }
   wake_.notify_all();
   if (loop_.joinable()) loop_.join();
+}
+
+void ClusterHealthProber::probeSoon() {
+  {
+    std::lock_guard lock(mutex_);
+    soon_ = true;
+  }
+  wake_.notify_all();
 }
 
 void ClusterHealthProber::probeAll() {

@@ -74,6 +74,7 @@ class ClusterHealthProber {
   void start();
   void stop();
   void probeAll();  // one round (the loop runs it every period)
+  void probeSoon();  // a new member: probe now rather than at the next period
 
  private:
   struct Streak {
@@ -90,6 +91,7 @@ class ClusterHealthProber {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool soon_ = false;
   std::thread loop_;
 };
 

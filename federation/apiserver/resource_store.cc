@@ -143,7 +143,12 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   type_->applyDefaults(object);
   validateOrThrow(object, nullptr);
   if (names.namespaced && namespaceAdmission_) namespaceAdmission_(namespaceName);
-  if (dryRun) return object;
+  if (dryRun) {
+    // A dry run answers as the real create would, AlreadyExists included.
+    if (storage_.get(key(namespaceName, metaString(object, "name"))))
+      throw api::ApiError::alreadyExists(names.groupResource(), metaString(object, "name"));
+    return object;
+  }
 
   try {
     return decode(storage_.create(key(namespaceName, metaString(object, "name")), encode(object)));

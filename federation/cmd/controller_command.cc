@@ -191,15 +191,17 @@ int controllerManagerMain(int argc, char** argv) {
 }
 
 int upMain(int argc, char** argv) {
-  std::string dir;
+  std::string dataDir;
+  std::string kubeconfigOut;
   int members = 3;
   std::string hpaSyncPeriod;
   ControllerFlags flags;
-  po::options_description options("fedhpa up [--dir _output/local] [--members 3]");
+  po::options_description options("fedhpa up [--data-dir _output/data] [--kubeconfig-out _output/kubeconfig] [--members 3]");
   options.add_options()
-      ("dir", po::value<std::string>(&dir)->default_value("_output/local"), "state: the federation's data and the kubeconfig")
+      ("data-dir", po::value<std::string>(&dataDir)->default_value("_output/data"), "the federation API's SQLite data (kept across runs)")
+      ("kubeconfig-out", po::value<std::string>(&kubeconfigOut)->default_value("_output/kubeconfig"), "where to write the kubeconfig")
       ("members", po::value<int>(&members)->default_value(3), "simulated member clusters")
-      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("15s"), "the members' HPA sync period");
+      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("5s"), "the members' HPA sync period");
   addControllerFlags(options, flags);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
@@ -213,7 +215,7 @@ int upMain(int argc, char** argv) {
   clusters::initializeHttpClientPool(4);
 
   // The federation API server, on its data dir.
-  apiserver::ApiServer federationServer(storage::SqliteStorage::open(std::filesystem::path(dir) / "data", {}),
+  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}),
                                         api::federationResources(), apiserver::ApiServerOptions{});
   const std::string federationUrl = "http://127.0.0.1:" + std::to_string(federationServer.start());
   // The members.
@@ -235,7 +237,8 @@ int upMain(int argc, char** argv) {
          << "- name: federation-cluster\n  context: {cluster: federation-cluster, user: admin, namespace: default}\n";
   for (const auto& [name, url] : memberUrls)
     config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
-  const auto kubeconfigPath = std::filesystem::absolute(std::filesystem::path(dir) / "kubeconfig");
+  const auto kubeconfigPath = std::filesystem::absolute(kubeconfigOut);
+  std::filesystem::create_directories(kubeconfigPath.parent_path());
   std::ofstream(kubeconfigPath) << config.str();
 
   clusters::RestConfig federationConfig;
@@ -253,8 +256,14 @@ int upMain(int argc, char** argv) {
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
   std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"
             << "kubeconfig: " << kubeconfigPath.string() << "\n"
+            << "Try (the walkthrough, in another terminal):\n"
             << "  export KUBECONFIG=" << kubeconfigPath.string() << "\n"
             << "  kubectl --context=federation-cluster get clusters\n"
+            << "  kubectl --context=federation-cluster create -f manifests/php-apache-deployment.yaml\n"
+            << "  kubectl --context=federation-cluster create -f manifests/php-apache-hpa.yaml\n"
+            << "  kubectl --context=member1 get hpa php-apache\n"
+            << "  kubectl --context=member1 annotate deploy php-apache sim.fedhpa.io/demand=8\n"
+            << "  kubectl --context=federation-cluster describe hpa php-apache\n"
             << "Ctrl-C stops it." << std::endl;
   const int code = runManager(federation, manager, flags.leaderElect);
   for (auto& simulator : simulators) simulator->stop();

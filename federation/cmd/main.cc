@@ -11,6 +11,7 @@
 #include "federation/cmd/join_command.h"
 #include "federation/cmd/member_sim_command.h"
 #include "federation/cmd/partition_command.h"
+#include "federation/cmd/simulate_command.h"
 
 namespace po = boost::program_options;
 
@@ -31,6 +32,21 @@ int partitionMain(int argc, char** argv) {
   return fedhpa::cmd::runPartition(args, std::cout, std::cerr);
 }
 
+int simulateMain(int argc, char** argv) {
+  fedhpa::cmd::SimulateArgs args;
+  po::options_description options("fedhpa simulate -f scenario.json [-f ...] [--policy legacy|demand|both] [--plot out.svg] [--json|--markdown]");
+  options.add_options()
+      ("filename,f", po::value<std::vector<std::string>>(&args.files)->required(), "scenario file (- for stdin); repeat for several")
+      ("policy", po::value<std::string>(&args.policy)->default_value("both"), "legacy, demand or both")
+      ("markdown", po::bool_switch(&args.markdown), "print one Markdown table, a row per scenario and policy")
+      ("plot", po::value<std::string>(), "write an SVG picture of every cluster's demand, local max and replicas")
+      ("json", po::bool_switch(&args.json), "print the figures as JSON");
+  po::variables_map vm;
+  if (const auto exit = fedhpa::cmd::parseFlags(argc, argv, options, vm)) return *exit;
+  if (vm.count("plot")) args.plot = vm["plot"].as<std::string>();
+  return fedhpa::cmd::runSimulate(args, std::cout, std::cerr);
+}
+
 void usage(std::ostream& out) {
   out << "usage: fedhpa <command> [flags]\n\n"
          "commands:\n"
@@ -40,7 +56,8 @@ void usage(std::ostream& out) {
          "  unjoin      remove a member cluster from the federation\n"
          "  controller-manager  the HPA federation controller\n"
          "  up          the whole federation on loopback: apiserver, 3 member-sims, controller, kubeconfig\n"
-         "  partition   print the plan the partitioner makes for a case file\n\n"
+         "  partition   print the plan the partitioner makes for a case file\n"
+         "  simulate    replay a load scenario in virtual time and report how each policy tracked it\n\n"
          "Run 'fedhpa <command> --help' for a command's flags.\n";
 }
 
@@ -49,6 +66,7 @@ void usage(std::ostream& out) {
 int main(int argc, char** argv) {
   const std::map<std::string, std::function<int(int, char**)>> commands = {
       {"partition", partitionMain},
+      {"simulate", simulateMain},
       {"apiserver", fedhpa::cmd::apiserverMain},
       {"member-sim", fedhpa::cmd::memberSimMain},
       {"join", fedhpa::cmd::joinMain},

@@ -150,6 +150,7 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       memberClients_[cluster] = client;
       memberHpas_[cluster] = watchMember(kHpas, queue_);
       memberDeployments_[cluster] = watchMember(kDeployments, deploymentQueue_);
+      prober_.probeSoon();
     } else {
       memberClients_.erase(cluster);
     }

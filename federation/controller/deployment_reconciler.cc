@@ -125,7 +125,8 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     const long long share = shares[index++];
     json spec = federated.value("spec", json::object());
     // A local HPA owns the replicas of a Deployment it targets: federation never writes them then.
-    if (hpaManaged && local) spec["replicas"] = local->value("spec", json::object()).value("replicas", 1LL);
+    // (at least 1 there: an HPA does not scale a Deployment from zero replicas)
+    if (hpaManaged && local) spec["replicas"] = std::max(1LL, local->value("spec", json::object()).value("replicas", 1LL));
     else if (!hpaManaged) spec["replicas"] = share;
     if (!local) {
       json labels = federated["metadata"].value("labels", json::object());

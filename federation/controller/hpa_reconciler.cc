@@ -232,6 +232,52 @@ void HpaReconciler::ensureFinalizer(const json& federated) {
                          {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
 }
 
+// The federation's view of the members' conditions: able to scale and active when every member
+// holding the HPA is; limited when any member is (the reason names the members).
+json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous) {
+  struct Verdict {
+    bool all = true;
+    bool any = false;
+    std::string members;
+  };
+  std::map<std::string, Verdict> verdicts = {{"AbleToScale", {}}, {"ScalingActive", {}}, {"ScalingLimited", {}}};
+  bool seen = false;
+  for (const auto& local : locals) {
+    if (!local.hpa) continue;
+    seen = true;
+    std::map<std::string, bool> memberStatus;
+    for (const auto& condition : local.hpa->value("status", json::object()).value("conditions", json::array()))
+      memberStatus[condition.value("type", "")] = condition.value("status", "") == "True";
+    for (auto& [type, verdict] : verdicts) {
+      const bool isTrue = memberStatus.count(type) && memberStatus[type];
+      verdict.all = verdict.all && isTrue;
+      if (isTrue) {
+        verdict.any = true;
+        verdict.members += (verdict.members.empty() ? "" : ", ") + local.member.name;
+      }
+    }
+  }
+  json out = json::array();
+  if (!seen) return out;
+  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
+  auto condition = [&](const char* type, bool status, const char* reason, const std::string& message) {
+    const std::string text = status ? "True" : "False";
+    std::string since = now;  // kept from the last write while the status stays the same
+    for (const auto& old : previous)
+      if (old.value("type", "") == type && old.value("status", "") == text) since = old.value("lastTransitionTime", now);
+    out.push_back({{"type", type}, {"status", text}, {"lastTransitionTime", since}, {"reason", reason}, {"message", message}});
+  };
+  condition("AbleToScale", verdicts["AbleToScale"].all, verdicts["AbleToScale"].all ? "SucceededGetScale" : "MemberUnableToScale",
+            verdicts["AbleToScale"].all ? "every member cluster can scale its target" : "some member clusters cannot scale their target");
+  condition("ScalingActive", verdicts["ScalingActive"].all, verdicts["ScalingActive"].all ? "ValidMetricFound" : "MemberScalingInactive",
+            verdicts["ScalingActive"].all ? "every member cluster computes replicas from its metrics"
+                                          : "some member clusters cannot compute replicas from their metrics");
+  condition("ScalingLimited", verdicts["ScalingLimited"].any, verdicts["ScalingLimited"].any ? "MemberLimited" : "DesiredWithinRange",
+            verdicts["ScalingLimited"].any ? "limited in " + verdicts["ScalingLimited"].members
+                                           : "every member's desired count is within its range");
+  return out;
+}
+
 // Step 5: the members' statuses summed onto the federated HPA, and each one in an annotation.
 void HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
   long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
@@ -260,7 +306,8 @@ void HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
   }
   json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                  {"currentReplicas", current},
-                 {"desiredReplicas", desired}};
+                 {"desiredReplicas", desired},
+                 {"conditions", aggregateConditions(locals, federated.value("status", json::object()).value("conditions", json::array()))}};
   if (utilizationWeight > 0)
     status["currentMetrics"] = json::array({{{"type", "Resource"},
                                              {"resource",

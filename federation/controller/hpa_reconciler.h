@@ -46,7 +46,7 @@ class HpaReconciler {
   // skipped (its HPA is left as it is), never an error for the others.
   void reconcile(const std::string& key);
 
- private:
+  // What reconcile read of one member (public: the status aggregation helpers take it too).
   struct MemberHpa {
     Member member;
     std::optional<json> hpa;   // the local HPA, when there is one fedhpa manages
@@ -54,6 +54,7 @@ class HpaReconciler {
     bool reachable = true;
   };
 
+ private:
   std::vector<MemberHpa> readMembers(const std::string& ns, const std::string& name);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
   void ensureFinalizer(const json& federated);

@@ -79,6 +79,10 @@ check "api-resources lists clusters" 0 '^clusters +federation/v1beta1 +false +Cl
 check "api-versions" 0 '^federation/v1beta1$' -- kc api-versions
 check "api-versions (autoscaling/v1)" 0 '^autoscaling/v1$' -- kc api-versions
 
+for file in "$HERE"/../../manifests/*.yaml; do
+  check "manifests/$(basename "$file") is accepted (server-side dry run)" 0 '(created|configured) \(server dry run\)' -- kc apply --dry-run=server -f "$file"
+done
+
 check "delete (background)" 0 'horizontalpodautoscaler.autoscaling "applied" deleted' -- kc delete hpa applied
 check "delete --cascade=foreground" 0 'horizontalpodautoscaler.autoscaling "frontend" deleted' -- kc delete hpa frontend --cascade=foreground
 check "delete --cascade=orphan" 0 'horizontalpodautoscaler.autoscaling "web" deleted' -- timeout 30 kubectl --kubeconfig "$E2E_DIR/kubeconfig" --cache-dir "$E2E_DIR/cache" delete hpa web --cascade=orphan

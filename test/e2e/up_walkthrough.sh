@@ -7,7 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
 source "$HERE/lib.sh"
 
-"$FEDHPA" up --dir "$E2E_DIR/up" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
+"$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
   --hpa-scale-forbidden-window 0 >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
@@ -44,6 +44,10 @@ fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":2,"maxReplicas"
 wait_for "max 9, min 2 over 3 members: each {1, 3}" '^1 3\|1 3\|1 3$' -- limits
 fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":1,"maxReplicas":2}}' >/dev/null
 wait_for "max 2: exactly two members hold it" '^(-\|1 1\|1 1|1 1\|-\|1 1|1 1\|1 1\|-)$' -- limits
+fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":20}}' >/dev/null
+wait_for "max 20: Σ max = 20" '^20 1$' -- sums
+fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":4}}' >/dev/null
+wait_for "max 4: Σ max = 4" '^4 1$' -- sums
 fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":10}}' >/dev/null
 wait_for "back to max 10" '^10 1$' -- sums
 
@@ -55,7 +59,13 @@ check "describe shows the per-cluster breakdown" 0 '^ +\{"member1":\{"cpuUtiliza
 wait_for "get hpa shows the aggregated replicas" '^php-apache +Deployment/php-apache +cpu: [0-9]+%/50% +1 +10 +([8-9]|1[0-9]) ' -- fed get hpa php-apache
 check "member1's replicas stay the local HPA's, not the federation's 3" 0 '^([5-9]|10)$' -- k --context=member1 get deploy php-apache -o 'jsonpath={.spec.replicas}'
 
+# Members scale down without the 300 s default window from here on, so spare limits show quickly.
+fed patch hpa php-apache --type=merge -p '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":0}}}}' >/dev/null
 k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
+k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand=6 --overwrite >/dev/null
+wait_for "load moves to member2: member1's spare max flows to it" '^1 [1-5]\|1 ([5-9]|10)\|' -- limits
+check "Σ max still 10" 0 '^10 1$' -- sums
+k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
 check "label member2's Cluster" 0 'cluster.federation/member2 labeled' -- fed label cluster member2 region=eu
 fed annotate hpa php-apache 'federation.alpha.kubernetes.io/cluster-selector=[{"key":"region","operator":"In","values":["eu"]}]' >/dev/null
 wait_for "a cluster selector for region=eu: only member2 holds it, with all 10" '^-\|1 10\|-$' -- limits

@@ -83,6 +83,8 @@ TEST_F(ResourceStoreTest, GenerateNameMakesAUniqueName) {
 TEST_F(ResourceStoreTest, DryRunWritesNothing) {
   store_.create("ns", widget("a", 1), true);
   EXPECT_EQ(codeOf([&] { store_.get("ns", "a"); }), 404);
+  store_.create("ns", widget("a", 1), false);
+  EXPECT_EQ(codeOf([&] { store_.create("ns", widget("a", 2), true); }), 409) << "a dry run still says AlreadyExists";
 }
 
 TEST_F(ResourceStoreTest, StaleResourceVersionIsAConflict) {

@@ -137,6 +137,21 @@ TEST_F(ControllerTest, OrphanLeavesTheMemberCopiesUnmanaged) {
   }
 }
 
+TEST_F(ControllerTest, AnHpaFedhpaDidNotCreateIsLeftAlone) {
+  json foreign = federatedHpa(1, 2);
+  memberClients_["member1"]->create(kHpas, "default", foreign);
+  federation_->create(kHpas, "default", federatedHpa(1, 9));
+  EXPECT_TRUE(eventually([&] {
+    const auto limits = localLimits();
+    return limits[1] != "-" && limits[2] != "-";
+  }));
+  EXPECT_EQ(localLimits()[0], "1/2") << "member1's own HPA is untouched";
+  EXPECT_TRUE(eventually([&] {
+    const json events = federation_->list({"", "v1", "events", true}, "default", {"", "reason=ForeignHpa", {}, ""});
+    return !events["items"].empty() && events["items"][0]["type"] == "Warning";
+  }));
+}
+
 TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
   federation_->create(kHpas, "default", federatedHpa(3, 9));
   EXPECT_TRUE(eventually([&] {
@@ -144,6 +159,13 @@ TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
     const std::string breakdown =
         federated["metadata"].value("annotations", json::object()).value(kClusterStatusAnnotation, "");
     return breakdown.find("member3") != std::string::npos && federated.value("status", json::object()).contains("desiredReplicas");
+  }));
+  // No Deployment in the members: their HPAs cannot get the scale, and the federation says so.
+  EXPECT_TRUE(eventually([&] {
+    const json federated = federation_->get(kHpas, "default", "php-apache");
+    for (const auto& condition : federated["status"].value("conditions", json::array()))
+      if (condition["type"] == "AbleToScale") return condition["status"] == "False";
+    return false;
   }));
 }
 

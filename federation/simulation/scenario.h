@@ -1,0 +1,71 @@
+// A load scenario for `fedhpa simulate`: one federated HPA over named member clusters, each with
+// a demand curve, and the periods of the controllers that act on it. Parsed from the JSON format
+// the README documents; every rule a scenario must follow is checked here, once.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "partitioner/types.h"
+
+namespace fedhpa::simulation {
+
+// A scenario that breaks a rule; what() names the field ("demand.member4: unknown cluster").
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Demand in "replicas at target utilisation": piecewise linear between [seconds, value] points,
+// constant before the first and after the last.
+class DemandCurve {
+ public:
+  struct Point {
+    double seconds = 0;
+    double replicas = 0;
+  };
+  DemandCurve() = default;
+  explicit DemandCurve(std::vector<Point> points);  // times strictly increasing, values >= 0
+
+  double at(double seconds) const;
+  const std::vector<Point>& points() const { return points_; }
+
+ private:
+  std::vector<Point> points_;
+};
+
+struct Outage {
+  std::string cluster;
+  double from = 0;  // seconds, inclusive
+  double to = 0;    // seconds, exclusive
+  bool covers(double seconds) const { return seconds >= from && seconds < to; }
+};
+
+struct Scenario {
+  partitioner::Limits federated;  // minReplicas, maxReplicas
+  int targetUtilization = 80;     // targetCPUUtilizationPercentage
+  std::vector<std::string> clusters;
+  std::chrono::seconds duration{3600};
+  std::chrono::seconds step{5};
+  std::chrono::seconds hpaSync{15};
+  std::chrono::seconds reconcile{15};
+  std::chrono::seconds scaleForbiddenWindow{120};
+  // How long a cluster in an outage stays eligible (the controller's --cluster-unhealthy-grace).
+  std::chrono::seconds unhealthyGrace{40};
+  std::map<std::string, partitioner::Preferences> preferences;
+  std::map<std::string, DemandCurve> demand;  // a cluster left out has no demand
+  std::vector<Outage> outages;
+
+  double demandAt(const std::string& cluster, double seconds) const;
+  bool isDown(const std::string& cluster, double seconds) const;
+};
+
+// Throws ScenarioError naming the field for: unknown clusters (in demand, outages, preferences),
+// negative values, minReplicas > maxReplicas, zero clusters, times that do not increase.
+Scenario parseScenario(const nlohmann::json& document);
+
+}  // namespace fedhpa::simulation

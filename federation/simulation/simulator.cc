@@ -1,0 +1,242 @@
+#include "federation/simulation/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "clusters/sim/model/hpa_model.h"
+#include "partitioner/partition.h"
+
+namespace fedhpa::simulation {
+namespace {
+
+namespace pt = fedhpa::partitioner;
+using Clock = std::chrono::system_clock;
+
+// Virtual time starts at a fixed instant so that runs are identical.
+const Clock::time_point kEpoch = Clock::time_point{} + std::chrono::hours(24 * 365 * 50);
+
+Clock::time_point at(double seconds) {
+  return kEpoch + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// One HPA and the Deployment it scales, as a member-sim runs them: the Deployment follows the
+// HPA at once, and the status is what the partitioner later reads.
+class SimulatedHpa {
+ public:
+  SimulatedHpa(pt::Limits limits, int targetUtilization)
+      : limits_(limits), targetUtilization_(targetUtilization), replicas_(static_cast<int>(limits.min)) {}
+
+  void setLimits(pt::Limits limits) { limits_ = limits; }
+  const pt::Limits& limits() const { return limits_; }
+  int replicas() const { return replicas_; }
+
+  void sync(double demand, Clock::time_point now) {
+    sim::SyncInput input;
+    input.spec.minReplicas = static_cast<int>(limits_.min);
+    input.spec.maxReplicas = static_cast<int>(limits_.max);
+    input.spec.targetUtilization = targetUtilization_;
+    input.currentReplicas = replicas_;
+    input.utilizationPercent = sim::utilizationFromDemand(demand, replicas_, targetUtilization_);
+    input.now = now;
+    const sim::SyncResult result = sim::syncHpa(input, memory_);
+    status_.current = result.currentReplicas;
+    status_.desired = result.desiredReplicas;
+    status_.cpuUtilizationPercent = result.currentUtilizationPercent;
+    status_.limitedByMaxReplicas = false;
+    for (const auto& condition : result.conditions)
+      if (condition.type == "ScalingLimited") status_.limitedByMaxReplicas = condition.status && condition.reason == "TooManyReplicas";
+    if (result.rescaled) {
+      status_.lastScaleTime = now;
+      replicas_ = result.desiredReplicas;
+    }
+  }
+
+  pt::LocalHpa observed() const { return {limits_, status_}; }
+
+ private:
+  pt::Limits limits_;
+  int targetUtilization_;
+  int replicas_;
+  sim::HpaMemory memory_;
+  pt::HpaStatus status_;
+};
+
+struct Member {
+  std::string name;
+  std::optional<SimulatedHpa> hpa;  // present while the federation has placed an HPA here
+  bool up = true;
+  double downSince = 0;
+};
+
+class FederationSimulation {
+ public:
+  FederationSimulation(const Scenario& scenario, pt::Policy::Kind policy) : scenario_(scenario) {
+    policy_.kind = policy;
+    policy_.scaleForbiddenWindow = scenario.scaleForbiddenWindow;
+    spec_.limits = scenario.federated;
+    spec_.targetCPUUtilizationPercent = scenario.targetUtilization;
+    for (const auto& name : scenario.clusters) members_.push_back({name, std::nullopt, true, 0});
+    std::sort(members_.begin(), members_.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
+    outcome_.policy = policy;
+  }
+
+  Outcome run() {
+    const long long step = scenario_.step.count();
+    for (long long t = 0; t < scenario_.duration.count(); t += step) {
+      updateAvailability(t);
+      if (t % scenario_.reconcile.count() == 0) reconcile(t);
+      if (t % scenario_.hpaSync.count() == 0) syncHpas(t);
+      serve(t, static_cast<double>(step));
+    }
+    measureAdaptations();
+    return std::move(outcome_);
+  }
+
+ private:
+  void updateAvailability(long long t) {
+    for (Member& m : members_) {
+      const bool up = !scenario_.isDown(m.name, static_cast<double>(t));
+      if (m.up && !up) m.downSince = static_cast<double>(t);
+      m.up = up;
+    }
+  }
+
+  // A cluster stays eligible through the unhealthy grace, as in the controller.
+  bool eligible(const Member& m, long long t) const {
+    return m.up || static_cast<double>(t) - m.downSince < static_cast<double>(scenario_.unhealthyGrace.count());
+  }
+
+  // The controller's reconcile: the partitioner's plan over the eligible clusters, written to
+  // them. A cluster that is down keeps whatever HPA it had: nobody can reach it to change it.
+  void reconcile(long long t) {
+    std::vector<pt::ClusterState> states;
+    std::vector<Member*> eligibleMembers;
+    for (Member& m : members_) {
+      if (!eligible(m, t)) continue;
+      pt::ClusterState state;
+      state.name = m.name;
+      if (m.hpa) state.hpa = m.hpa->observed();
+      if (const auto p = scenario_.preferences.find(m.name); p != scenario_.preferences.end()) state.preferences = p->second;
+      states.push_back(std::move(state));
+      eligibleMembers.push_back(&m);
+    }
+    const pt::Plan plan = pt::partition(spec_, states, policy_, at(static_cast<double>(t)));
+    for (std::size_t i = 0; i < plan.clusters.size(); ++i) {
+      Member& m = *eligibleMembers[i];  // the plan lists clusters by name, as members_ is sorted
+      const auto& limits = plan.clusters[i].limits;
+      if (!m.up) continue;  // within the grace: planned for, but unreachable
+      if (!limits) {
+        if (m.hpa) ++outcome_.limitChanges;
+        m.hpa.reset();
+      } else if (!m.hpa) {
+        m.hpa.emplace(*limits, scenario_.targetUtilization);
+        ++outcome_.limitChanges;
+      } else if (m.hpa->limits() != *limits) {
+        m.hpa->setLimits(*limits);
+        ++outcome_.limitChanges;
+      }
+    }
+  }
+
+  void syncHpas(long long t) {
+    for (Member& m : members_)
+      if (m.up && m.hpa) m.hpa->sync(scenario_.demandAt(m.name, static_cast<double>(t)), at(static_cast<double>(t)));
+    reference_.sync(totalUpDemand(t), at(static_cast<double>(t)));
+  }
+
+  double totalUpDemand(long long t) const {
+    double total = 0;
+    for (const Member& m : members_)
+      if (m.up) total += scenario_.demandAt(m.name, static_cast<double>(t));
+    return total;
+  }
+
+  void serve(long long t, double stepSeconds) {
+    Timeline& timeline = outcome_.timeline;
+    timeline.seconds.push_back(static_cast<double>(t));
+    double served = 0, demand = 0;
+    for (const Member& m : members_) {
+      ClusterSample sample;
+      sample.demand = scenario_.demandAt(m.name, static_cast<double>(t));
+      sample.up = m.up;
+      if (m.hpa) {
+        sample.replicas = m.hpa->replicas();
+        sample.max = static_cast<int>(m.hpa->limits().max);
+      }
+      if (m.up) {
+        demand += sample.demand;
+        served += std::min(sample.demand, static_cast<double>(sample.replicas));
+      }
+      timeline.clusters[m.name].push_back(sample);
+    }
+    const double referenceServed = std::min(demand, static_cast<double>(reference_.replicas()));
+    timeline.referenceReplicas.push_back(reference_.replicas());
+    outcome_.servedReplicaSeconds += served * stepSeconds;
+    outcome_.referenceReplicaSeconds += referenceServed * stepSeconds;
+    outcome_.unmetReplicaSeconds += (demand - served) * stepSeconds;
+    outcome_.peakUnmet = std::max(outcome_.peakUnmet, demand - served);
+  }
+
+  // What a perfect split would give `cluster` at sample `i`: its own need, up to what the other
+  // up clusters' needs (at least 1 each: every HPA keeps min 1) leave of the federated max.
+  double fairNeed(const std::string& cluster, std::size_t i) const {
+    const auto need = [](double demand) { return std::max(1.0, std::ceil(demand - 1e-9)); };
+    double others = 0;
+    for (const auto& [name, samples] : outcome_.timeline.clusters)
+      if (name != cluster && samples[i].up) others += need(samples[i].demand);
+    const double room = std::max(1.0, static_cast<double>(scenario_.federated.max) - others);
+    return std::min(need(outcome_.timeline.clusters.at(cluster)[i].demand), room);
+  }
+
+  void measureAdaptations() {
+    const Timeline& timeline = outcome_.timeline;
+    for (const auto& [cluster, curve] : scenario_.demand) {
+      const auto& points = curve.points();
+      const auto& samples = timeline.clusters.at(cluster);
+      std::vector<double> rises;
+      // A rise is a run of rising segments: a ramp over several points is one jump.
+      for (std::size_t p = 1; p < points.size(); ++p) {
+        const bool rising = points[p].replicas > points[p - 1].replicas;
+        const bool wasRising = p >= 2 && points[p - 1].replicas > points[p - 2].replicas;
+        if (rising && !wasRising) rises.push_back(points[p - 1].seconds);
+      }
+      for (std::size_t r = 0; r < rises.size(); ++r) {
+        const double until = r + 1 < rises.size() ? rises[r + 1] : static_cast<double>(scenario_.duration.count());
+        if (rises[r] >= until) continue;
+        Adaptation adaptation{cluster, rises[r], 0.0};
+        bool isShort = false;
+        double shortSince = 0;
+        for (std::size_t i = 0; i < timeline.seconds.size() && timeline.seconds[i] < until; ++i) {
+          if (timeline.seconds[i] < rises[r] || !samples[i].up) continue;
+          const bool enough = samples[i].max.value_or(0) >= fairNeed(cluster, i);
+          if (!isShort && !enough) shortSince = timeline.seconds[i];
+          if (isShort && enough)
+            adaptation.seconds = std::max(adaptation.seconds.value_or(0), timeline.seconds[i] - shortSince);
+          isShort = !enough;
+        }
+        if (isShort) adaptation.seconds.reset();
+        outcome_.adaptations.push_back(adaptation);
+      }
+    }
+  }
+
+  const Scenario& scenario_;
+  pt::Policy policy_;
+  pt::FederatedSpec spec_;
+  std::vector<Member> members_;
+  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization};
+  Outcome outcome_;
+};
+
+}  // namespace
+
+double Outcome::tracking() const {
+  if (referenceReplicaSeconds <= 0) return 1.0;  // no demand at all: nothing to track
+  return servedReplicaSeconds / referenceReplicaSeconds;
+}
+
+Outcome simulate(const Scenario& scenario, partitioner::Policy::Kind policy) {
+  return FederationSimulation(scenario, policy).run();
+}
+
+}  // namespace fedhpa::simulation

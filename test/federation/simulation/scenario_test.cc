@@ -1,0 +1,116 @@
+#include "federation/simulation/scenario.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fedhpa::simulation {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+json minimal() {
+  return json::parse(R"({"federated": {"minReplicas": 3, "maxReplicas": 30, "targetCPUUtilizationPercentage": 50},
+                         "clusters": ["member1", "member2"],
+                         "demand": {"member1": [[0, 2], [600, 12], [1200, 2]]},
+                         "outages": [{"cluster": "member2", "from": 900, "to": 1500}]})");
+}
+
+std::string errorFor(const json& document) {
+  try {
+    parseScenario(document);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(ScenarioTest, DefaultsAreTheDocumentedOnes) {
+  const Scenario s = parseScenario(minimal());
+  EXPECT_EQ(s.federated, (partitioner::Limits{3, 30}));
+  EXPECT_EQ(s.targetUtilization, 50);
+  EXPECT_EQ(s.duration.count(), 3600);
+  EXPECT_EQ(s.step.count(), 5);
+  EXPECT_EQ(s.hpaSync.count(), 15);
+  EXPECT_EQ(s.reconcile.count(), 15);
+  EXPECT_EQ(s.scaleForbiddenWindow.count(), 120);
+  EXPECT_EQ(s.unhealthyGrace.count(), 40);
+}
+
+TEST(ScenarioTest, DemandIsPiecewiseLinearAndConstantOutsideItsPoints) {
+  const Scenario s = parseScenario(minimal());
+  EXPECT_DOUBLE_EQ(s.demandAt("member1", 0), 2);
+  EXPECT_DOUBLE_EQ(s.demandAt("member1", 300), 7);
+  EXPECT_DOUBLE_EQ(s.demandAt("member1", 600), 12);
+  EXPECT_DOUBLE_EQ(s.demandAt("member1", 900), 7);
+  EXPECT_DOUBLE_EQ(s.demandAt("member1", 5000), 2);
+  EXPECT_DOUBLE_EQ(s.demandAt("member2", 100), 0) << "a cluster without a curve has no demand";
+}
+
+TEST(ScenarioTest, OutagesCoverFromUpToButNotIncludingTo) {
+  const Scenario s = parseScenario(minimal());
+  EXPECT_FALSE(s.isDown("member2", 899));
+  EXPECT_TRUE(s.isDown("member2", 900));
+  EXPECT_TRUE(s.isDown("member2", 1499));
+  EXPECT_FALSE(s.isDown("member2", 1500));
+  EXPECT_FALSE(s.isDown("member1", 1000));
+}
+
+TEST(ScenarioTest, PreferencesReadAsTheAnnotationDoes) {
+  json document = minimal();
+  document["preferences"] = {{"clusters", {{"member1", {{"weight", 2}, {"maxReplicas", 8}}}}}};
+  const Scenario s = parseScenario(document);
+  EXPECT_EQ(s.preferences.at("member1").weight, 2);
+  EXPECT_EQ(s.preferences.at("member1").maxReplicas, 8);
+}
+
+TEST(ScenarioTest, EveryBrokenRuleIsNamed) {
+  json unknownDemand = minimal();
+  unknownDemand["demand"]["member9"] = json::parse("[[0, 1]]");
+  EXPECT_THAT(errorFor(unknownDemand), HasSubstr("demand.member9: unknown cluster member9"));
+
+  json unknownOutage = minimal();
+  unknownOutage["outages"][0]["cluster"] = "member9";
+  EXPECT_THAT(errorFor(unknownOutage), HasSubstr("outages[0].cluster: unknown cluster"));
+
+  json negative = minimal();
+  negative["demand"]["member1"][1][1] = -4;
+  EXPECT_THAT(errorFor(negative), HasSubstr("demand.member1[1][1]: must not be negative"));
+
+  json minAboveMax = minimal();
+  minAboveMax["federated"]["minReplicas"] = 40;
+  EXPECT_THAT(errorFor(minAboveMax), HasSubstr("federated.minReplicas: 40 is more than maxReplicas 30"));
+
+  json noClusters = minimal();
+  noClusters["clusters"] = json::array();
+  noClusters.erase("demand");
+  noClusters.erase("outages");
+  EXPECT_THAT(errorFor(noClusters), HasSubstr("clusters: at least one cluster"));
+
+  json backwards = minimal();
+  backwards["demand"]["member1"] = json::parse("[[0, 1], [600, 2], [600, 3]]");
+  EXPECT_THAT(errorFor(backwards), HasSubstr("demand.member1[2]: times must increase"));
+
+  json noMax = minimal();
+  noMax["federated"].erase("maxReplicas");
+  EXPECT_THAT(errorFor(noMax), HasSubstr("federated.maxReplicas: required"));
+
+  json typo = minimal();
+  typo["durationSecond"] = 60;
+  EXPECT_THAT(errorFor(typo), HasSubstr("durationSecond: unknown field"));
+
+  json outageBackwards = minimal();
+  outageBackwards["outages"][0]["to"] = 100;
+  EXPECT_THAT(errorFor(outageBackwards), HasSubstr("outages[0].to: must be after from"));
+
+  json offStep = minimal();
+  offStep["hpaSyncSeconds"] = 7;
+  EXPECT_THAT(errorFor(offStep), HasSubstr("hpaSyncSeconds: must be a multiple of stepSeconds"));
+
+  json twice = minimal();
+  twice["clusters"].push_back("member1");
+  EXPECT_THAT(errorFor(twice), HasSubstr("clusters[2]: member1 appears twice"));
+}
+
+}  // namespace
+}  // namespace fedhpa::simulation

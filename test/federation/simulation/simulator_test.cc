@@ -1,0 +1,105 @@
+#include "federation/simulation/simulator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <numeric>
+
+namespace fedhpa::simulation {
+namespace {
+
+using nlohmann::json;
+using Kind = partitioner::Policy::Kind;
+
+Scenario scenario(const std::string& text) { return parseScenario(json::parse(text)); }
+
+Scenario standard(const std::string& name) {
+  std::ifstream in(std::string(FEDHPA_SOURCE_DIR) + "/test/bench/scenarios/" + name + ".json");
+  return parseScenario(json::parse(in));
+}
+
+int lastMax(const Outcome& o, const std::string& cluster) { return o.timeline.clusters.at(cluster).back().max.value_or(0); }
+
+TEST(SimulatorTest, DemandWithinTheInitialSharesIsServedWithoutMoves) {
+  const Scenario s = scenario(R"({"federated": {"minReplicas": 3, "maxReplicas": 30, "targetCPUUtilizationPercentage": 50},
+      "clusters": ["a", "b", "c"], "durationSeconds": 1800, "demand": {"a": [[0, 4]], "b": [[0, 5]], "c": [[0, 6]]}})");
+  for (const Kind kind : {Kind::Demand, Kind::Legacy}) {
+    const Outcome o = simulate(s, kind);
+    EXPECT_EQ(o.limitChanges, 3) << "three HPAs placed, nothing moved";
+    EXPECT_GT(o.tracking(), 0.97);
+    EXPECT_EQ(lastMax(o, "a") + lastMax(o, "b") + lastMax(o, "c"), 30);
+  }
+}
+
+TEST(SimulatorTest, SameScenarioSameOutcome) {
+  const Scenario s = standard("shift");
+  const Outcome first = simulate(s, Kind::Demand);
+  const Outcome second = simulate(s, Kind::Demand);
+  EXPECT_EQ(first.servedReplicaSeconds, second.servedReplicaSeconds);
+  EXPECT_EQ(first.limitChanges, second.limitChanges);
+  EXPECT_EQ(first.timeline.clusters.at("member2").back().max, second.timeline.clusters.at("member2").back().max);
+}
+
+TEST(SimulatorTest, TheSumOfLocalMaxIsTheFederatedMaxAtEveryStepWhileAllAreUp) {
+  const Scenario s = standard("shift");
+  for (const Kind kind : {Kind::Demand, Kind::Legacy}) {
+    const Outcome o = simulate(s, kind);
+    for (std::size_t i = 0; i < o.timeline.seconds.size(); ++i) {
+      int sum = 0;
+      for (const auto& [name, samples] : o.timeline.clusters) sum += samples[i].max.value_or(0);
+      ASSERT_EQ(sum, 30) << "at " << o.timeline.seconds[i] << " s";
+    }
+  }
+}
+
+TEST(SimulatorTest, MaxFollowsTheLoadToTheBusyCluster) {
+  const Outcome o = simulate(standard("skewed"), Kind::Demand);
+  EXPECT_GE(lastMax(o, "member1"), 20) << "member1 needs 20 replicas and others have spare max";
+  EXPECT_EQ(o.timeline.clusters.at("member1").back().replicas, 20);
+  EXPECT_GT(o.tracking(), 0.95);
+}
+
+TEST(SimulatorTest, AClusterInAnOutageServesNothingAndItsShareMovesAfterTheGrace) {
+  const Scenario s = standard("outage");
+  const Outcome o = simulate(s, Kind::Demand);
+  const auto& times = o.timeline.seconds;
+  const auto index = [&](double t) { return static_cast<std::size_t>(std::find(times.begin(), times.end(), t) - times.begin()); };
+  EXPECT_FALSE(o.timeline.clusters.at("member3")[index(1000)].up);
+  // 40 s of grace and a 15 s reconcile later, member1 and member2 hold all 30.
+  const std::size_t later = index(1000);
+  EXPECT_EQ(o.timeline.clusters.at("member1")[later].max.value_or(0) + o.timeline.clusters.at("member2")[later].max.value_or(0), 30);
+  // Back up: the partition covers three clusters again, with Σ max 30.
+  const std::size_t back = index(1700);
+  int sum = 0;
+  for (const auto& [name, samples] : o.timeline.clusters) sum += samples[back].max.value_or(0);
+  EXPECT_EQ(sum, 30);
+  EXPECT_TRUE(o.timeline.clusters.at("member3")[back].max.has_value());
+}
+
+TEST(SimulatorTest, AdaptationIsMeasuredForEveryRise) {
+  const Outcome o = simulate(standard("spike"), Kind::Demand);
+  ASSERT_EQ(o.adaptations.size(), 1u) << "spike has one rise, on member1 at 595 s";
+  EXPECT_EQ(o.adaptations[0].cluster, "member1");
+  EXPECT_EQ(o.adaptations[0].risesAt, 595);
+  ASSERT_TRUE(o.adaptations[0].seconds.has_value());
+  EXPECT_LE(*o.adaptations[0].seconds, 120) << "the demand policy moves max within a few reconciles";
+}
+
+// The goals issue 6 sets for the default policy, checked on every standard scenario.
+TEST(SimulatorTest, TheDemandPolicyTracksEveryStandardScenario) {
+  for (const char* name : {"shift", "spike", "diurnal", "outage", "skewed", "many"}) {
+    const Outcome o = simulate(standard(name), Kind::Demand);
+    EXPECT_GE(o.tracking(), 0.95) << name;
+  }
+}
+
+TEST(SimulatorTest, TheDemandPolicyBeatsLegacyWhereLoadIsUneven) {
+  for (const char* name : {"shift", "spike", "skewed"}) {
+    const Scenario s = standard(name);
+    EXPECT_GT(simulate(s, Kind::Demand).tracking(), simulate(s, Kind::Legacy).tracking()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace fedhpa::simulation
