@@ -145,10 +145,15 @@ start_controller() {
 wait_for() {
   local name=$1 pattern=$2
   shift 3
-  local output=""
+  local output="" started now
+  started=$(date +%s.%N)
   for _ in $(seq 1 80); do
     output=$("$@" 2>&1) || true
-    if grep -Eq -- "$pattern" <<<"$output"; then ok "$name"; return; fi
+    if grep -Eq -- "$pattern" <<<"$output"; then
+      now=$(date +%s.%N)
+      ok "$name ($(awk -v a="$started" -v b="$now" 'BEGIN {printf "%.1f", b - a}') s)"
+      return
+    fi
     sleep 0.5
   done
   not_ok "$name" "no match for $pattern within 40 s" "$output"
