@@ -49,8 +49,10 @@ check: deps $(ASAN_DIR)/build.ninja
 test: check build
 	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS)
 
+# One table: partition cost, demand tracking (simulate), convergence, reaction, apiserver, memory;
+# each figure next to a reference measured in the same run. Takes several minutes.
 bench: build
-	$(BUILD_DIR)/test/bench/partition_bench --benchmark_counters_tabular=true
+	python3 test/bench/run_bench.py $(BUILD_DIR)
 
 # The local federation: apiserver + three simulated members + the controller, and a kubeconfig
 # at _output/kubeconfig. Runs in the foreground; Ctrl-C stops it.

@@ -1,0 +1,435 @@
+// The control plane's benchmark (DESIGN.md 7): real `fedhpa` processes on loopback, driven
+// through fedhpa's own RestClient, every figure shown as a ratio to a reference measured in the
+// same run on the same machine. Prints one table on stdout; progress goes to stderr.
+//
+//   control_plane_bench [--smoke] [--only convergence|reaction|apiserver|memory]
+//
+// Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
+// and every process it started is killed on the way out.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <ctime>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clusters/client/rest_client.h"
+#include "test/bench/bench_processes.h"
+
+namespace fedhpa::bench {
+namespace {
+
+using clusters::json;
+using clusters::ListOptions;
+using clusters::RestClient;
+using clusters::RestConfig;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+struct Sizes {
+  bool smoke = false;
+  int convergenceHpas = 1000;
+  int reactionTrials = 200;
+  int listHpas = 1000;
+  int watchers = 100;
+  int watchUpdates = 1000;
+  int memoryHpas = 10000;
+  int loadThreads = 4;
+  milliseconds rateDuration{2000};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers.
+
+std::string rfc3339Now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+struct Row {
+  std::string benchmark, value, reference, ratio;
+};
+
+// --tsv: the rows alone, tab-separated, for run_bench.py (make bench) to merge into its table.
+void printTable(const std::vector<Row>& rows, bool tsv) {
+  if (tsv) {
+    for (const auto& row : rows) std::cout << row.benchmark << '\t' << row.value << '\t' << row.reference << '\t' << row.ratio << '\n';
+    std::cout.flush();
+    return;
+  }
+  std::size_t widths[3] = {9, 5, 20};
+  for (const auto& row : rows) {
+    widths[0] = std::max(widths[0], row.benchmark.size());
+    widths[1] = std::max(widths[1], row.value.size());
+    widths[2] = std::max(widths[2], row.reference.size());
+  }
+  const auto pad = [](const std::string& text, std::size_t width) { return text + std::string(width - text.size() + 3, ' '); };
+  std::cout << pad("BENCHMARK", widths[0]) << pad("VALUE", widths[1]) << pad("REFERENCE (same run)", widths[2]) << "RATIO\n";
+  for (const auto& row : rows)
+    std::cout << pad(row.benchmark, widths[0]) << pad(row.value, widths[1]) << pad(row.reference, widths[2]) << row.ratio << "\n";
+  std::cout.flush();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Convergence: N federated HPAs to 3N correct local HPAs, against the member's raw create rate.
+
+void convergence(const Sizes& sizes, std::vector<Row>& rows) {
+  const int n = sizes.convergenceHpas;
+  progress("convergence: fedhpa up, N=" + std::to_string(n));
+  TempDir dir("fedhpa-bench-convergence");
+  // The members' simulated HPA controllers sync hourly: while this runs, only the federation
+  // controller writes to them.
+  Up up = startUp(dir, "up-convergence",
+                  {"--hpa-sync-period", "1h", "--hpa-scale-forbidden-window", "30s", "--resync-period", "30s", "--workers", "4"});
+
+  // Reference: plain HPAs straight into member1, one after another on one connection, as the
+  // controller writes them; then removed so the two runs see the same member.
+  double rawRate = 0;
+  {
+    RestClient member(up.members[0]);
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) names.push_back(hpaName("raw", i));
+    const auto start = Clock::now();
+    for (const auto& name : names) member.create(kHpas, "default", hpaObject(name, 1, 10));
+    const double elapsed = secondsSince(start);
+    rawRate = n / elapsed;
+    progress("raw member create: " + std::to_string(n) + " in " + fixed(elapsed, 2) + " s");
+    for (const auto& name : names) member.remove(kHpas, "default", name);
+  }
+
+  MemberMirror mirror(up.members, 10);
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(hpaName("conv", i));
+  const Revisions revisionsBefore = revisions(up.federation, up.members);
+  const double cpuBefore = cpuSeconds(up.process->pid());
+  const auto start = Clock::now();
+  const double createSeconds = createHpas(up.federation, names, 1, 10, sizes.loadThreads);
+  progress("federation create: " + std::to_string(n) + " in " + fixed(createSeconds, 2) + " s (" +
+           std::to_string(sizes.loadThreads) + " clients)");
+  const auto deadline = start + seconds(60) + milliseconds(60) * n;
+  mirror.waitUntil([n](const MemberMirror& m) { return m.correct() == static_cast<std::size_t>(n); }, deadline,
+                   std::to_string(3 * n) + " correct local HPAs");
+  const double elapsed = std::chrono::duration<double>(mirror.completedAt() - start).count();
+  progress("fedhpa up used " + fixed(cpuSeconds(up.process->pid()) - cpuBefore, 2) + " CPU s; " +
+           writesPerHpa(revisionsBefore, revisions(up.federation, up.members), n));
+
+  // Cross-check the watches with plain lists (not timed).
+  for (int m = 0; m < kMembers; ++m) {
+    RestClient member(up.members[m]);
+    ListOptions options;
+    options.labelSelector = kManagedSelector;
+    const auto items = member.list(kHpas, "default", options).value("items", json::array());
+    if (items.size() != static_cast<std::size_t>(n))
+      throw BenchError("member" + std::to_string(m + 1) + " lists " + std::to_string(items.size()) + " managed HPAs, want " +
+                       std::to_string(n));
+  }
+  const double rate = 3.0 * n / elapsed;
+  progress("converged: " + std::to_string(3 * n) + " local HPAs in " + fixed(elapsed, 2) + " s");
+  rows.push_back({"convergence N=" + std::to_string(n),
+                  std::to_string(3 * n) + " local HPAs in " + fixed(elapsed, 2) + " s (" + fixed(rate, 0) + "/s)",
+                  "raw member create " + fixed(rawRate, 0) + "/s", fixed(rate / rawRate, 2)});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Reaction: a member's HPA turns saturated -> its max is raised.
+
+json cpuMetric(int utilization) {
+  return json::array({{{"type", "Resource"}, {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", utilization}}}}}}});
+}
+
+json saturatedStatus(int replicas) {
+  const std::string now = rfc3339Now();
+  return {{"status",
+           {{"currentReplicas", replicas},
+            {"desiredReplicas", replicas},
+            {"currentMetrics", cpuMetric(100)},
+            {"conditions", json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"reason", "ReadyForNewScale"}, {"lastTransitionTime", now}},
+                                        {{"type", "ScalingActive"}, {"status", "True"}, {"reason", "ValidMetricFound"}, {"lastTransitionTime", now}},
+                                        {{"type", "ScalingLimited"}, {"status", "True"}, {"reason", "TooManyReplicas"},
+                                         {"message", "the desired replica count is more than the maximum replica count"},
+                                         {"lastTransitionTime", now}}})}}}};
+}
+
+json idleStatus() {
+  const std::string now = rfc3339Now();
+  return {{"status",
+           {{"currentReplicas", 1},
+            {"desiredReplicas", 1},
+            {"currentMetrics", cpuMetric(10)},
+            {"conditions", json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"reason", "ReadyForNewScale"}, {"lastTransitionTime", now}},
+                                        {{"type", "ScalingActive"}, {"status", "True"}, {"reason", "ValidMetricFound"}, {"lastTransitionTime", now}},
+                                        {{"type", "ScalingLimited"}, {"status", "False"}, {"reason", "DesiredWithinRange"},
+                                         {"lastTransitionTime", now}}})}}}};
+}
+
+void reaction(const Sizes& sizes, std::vector<Row>& rows) {
+  progress("reaction: fedhpa up, " + std::to_string(sizes.reactionTrials) + " trials");
+  TempDir dir("fedhpa-bench-reaction");
+  Up up = startUp(dir, "up-reaction", {"--hpa-sync-period", "1h", "--hpa-scale-forbidden-window", "0"});
+  MemberMirror mirror(up.members, 9);
+  const std::string name = "reaction";
+  RestClient(up.federation).create(kHpas, "default", hpaObject(name, 3, 9));
+  mirror.waitUntil(
+      [&](const MemberMirror& m) {
+        const auto e = m.entry(name);
+        return e && e->max == std::array<int, kMembers>{3, 3, 3};
+      },
+      Clock::now() + seconds(30), "the initial spread {1,3} x 3");
+  mirror.waitQuiet(milliseconds(200), Clock::now() + seconds(10), "after the initial spread");
+
+  std::vector<std::unique_ptr<RestClient>> members;
+  for (const auto& config : up.members) members.push_back(std::make_unique<RestClient>(config));
+  std::vector<double> latencies, writeRtts;
+  int last = kMembers - 1;
+  for (int trial = 0; trial < sizes.reactionTrials; ++trial) {
+    // The member with the least max saturates (the others then always have max to give).
+    const auto before = *mirror.snapshot(name);
+    int k = -1;
+    for (int step = 1; step <= kMembers; ++step) {
+      const int candidate = (last + step) % kMembers;
+      if (k < 0 || before.max[candidate] < before.max[k]) k = candidate;
+    }
+    last = k;
+    const int max = before.max[k];
+    const auto start = Clock::now();
+    members[k]->mergePatch(kHpas, "default", name, saturatedStatus(max), "status");
+    writeRtts.push_back(secondsSince(start) * 1000);
+    Clock::time_point raisedAt;
+    mirror.waitUntil(
+        [&](const MemberMirror& m) {
+          const auto e = m.entry(name);
+          raisedAt = e->changedAt[k];
+          return e->max[k] > max;
+        },
+        start + seconds(10),
+        "trial " + std::to_string(trial) + ": member" + std::to_string(k + 1) + " saturated at max " + std::to_string(max) +
+            " gets more");
+    latencies.push_back(std::chrono::duration<double, std::milli>(raisedAt - start).count());
+    const auto reset = Clock::now();
+    members[k]->mergePatch(kHpas, "default", name, idleStatus(), "status");
+    writeRtts.push_back(secondsSince(reset) * 1000);
+    mirror.waitQuiet(milliseconds(100), Clock::now() + seconds(10), "trial " + std::to_string(trial) + " settling");
+  }
+  const double p50 = percentile(latencies, 50), p99 = percentile(latencies, 99), rtt = percentile(writeRtts, 50);
+  progress("reaction: p50 " + fixed(p50, 1) + " ms, p99 " + fixed(p99, 1) + " ms, max " + fixed(percentile(latencies, 100), 1) +
+           " ms; status write p50 " + fixed(rtt, 2) + " ms");
+  const std::string trials = std::to_string(sizes.reactionTrials) + " trials";
+  rows.push_back({"reaction p50 (" + trials + ")", fixed(p50, 1) + " ms saturated -> max raised",
+                  "status write RTT p50 " + fixed(rtt, 2) + " ms", fixed(p50 / rtt, 1)});
+  rows.push_back({"reaction p99 (" + trials + ")", fixed(p99, 1) + " ms (goal <= 50 ms)",
+                  "status write RTT p50 " + fixed(rtt, 2) + " ms", fixed(p99 / rtt, 1)});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The API server: GET, LIST and watch fan-out against a trivial endpoint of the same server.
+
+void apiserverBench(const Sizes& sizes, std::vector<Row>& rows) {
+  progress("apiserver: " + std::to_string(sizes.listHpas) + " HPAs, " + std::to_string(sizes.watchers) + " watchers");
+  TempDir dir("fedhpa-bench-apiserver");
+  std::unique_ptr<Process> server;
+  const std::string url = startServing(server, "apiserver", {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--data-dir",
+                                                             (dir.path() / "data").string()}, dir);
+  const RestConfig config = serverConfig(url);
+  std::vector<std::string> names;
+  for (int i = 0; i < sizes.listHpas; ++i) names.push_back(hpaName("bench", i));
+  const double createSeconds = createHpas(config, names, 1, 10, sizes.loadThreads);
+  progress("created " + std::to_string(names.size()) + " HPAs in " + fixed(createSeconds, 2) + " s");
+
+  const std::string collection = kHpas.path("default");
+  const int threads = sizes.loadThreads;
+  const double trivial = requestRate(url, "/healthz", threads, sizes.rateDuration);
+  const double get = requestRate(url, kHpas.path("default", names.front()), threads, sizes.rateDuration);
+  const double list = requestRate(url, collection, threads, sizes.rateDuration);
+  const std::string reference = "GET /healthz " + fixed(trivial, 0) + " req/s";
+  const std::string clients = std::to_string(threads) + " clients";
+  rows.push_back({"apiserver GET one HPA", fixed(get, 0) + " req/s (" + clients + ")", reference, fixed(get / trivial, 2)});
+  rows.push_back({"apiserver LIST " + std::to_string(sizes.listHpas) + " HPAs", fixed(list, 1) + " req/s (" + clients + ")", reference,
+                  fixed(list / trivial, 3)});
+
+  // Watch fan-out: W open watches, M updates of one HPA, until every watcher saw every update.
+  const int w = sizes.watchers, updates = sizes.watchUpdates;
+  const std::string target = names.front();
+  RestClient writer(config);
+  const auto seqPatch = [](const std::string& seq) { return json{{"metadata", {{"annotations", {{"bench.fedhpa.io/seq", seq}}}}}}; };
+  // The same updates with nobody watching, for comparison (stderr only).
+  const auto alone = Clock::now();
+  for (int i = 0; i < updates; ++i) writer.mergePatch(kHpas, "default", target, seqPatch("alone-" + std::to_string(i)));
+  progress("the same " + std::to_string(updates) + " updates with no watcher: " + fixed(updates / secondsSince(alone), 0) + "/s");
+  const std::string fromVersion = writer.get(kHpas, "default", target).at("metadata").value("resourceVersion", "");
+  std::vector<std::unique_ptr<RestClient>> watchClients;
+  std::vector<std::unique_ptr<clusters::WatchStream>> streams;
+  for (int i = 0; i < w; ++i) {
+    watchClients.push_back(std::make_unique<RestClient>(config));
+    streams.push_back(watchClients.back()->watch(kHpas, "default", fromVersion, {}));
+  }
+  std::vector<Clock::time_point> finished(w);
+  std::vector<std::string> errors(w);
+  std::atomic<int> done{0};
+  std::vector<std::thread> watchers;
+  for (int i = 0; i < w; ++i)
+    watchers.emplace_back([&, i] {
+      try {
+        int seen = 0;
+        while (const auto event = streams[i]->next()) {
+          if (event->value("type", "") != "MODIFIED") continue;
+          if (event->at("object").at("metadata").value("name", "") != target) continue;
+          if (++seen == updates) {
+            finished[i] = Clock::now();
+            ++done;
+            return;
+          }
+        }
+        errors[i] = "stream ended after " + std::to_string(seen) + " of " + std::to_string(updates) + " events";
+      } catch (const std::exception& failure) {
+        errors[i] = failure.what();
+      }
+    });
+  const auto cancelAll = [&] {
+    for (auto& stream : streams) stream->cancel();
+    for (auto& thread : watchers) thread.join();
+  };
+  const double serverCpuBefore = cpuSeconds(server->pid()), benchCpuBefore = cpuSeconds(::getpid());
+  const auto start = Clock::now();
+  try {
+    for (int i = 0; i < updates; ++i)
+      writer.mergePatch(kHpas, "default", target, seqPatch(std::to_string(i)));
+  } catch (...) {
+    cancelAll();
+    throw;
+  }
+  const double writeSeconds = secondsSince(start);
+  const auto deadline = start + seconds(60) + milliseconds(1) * (w * updates / 10);
+  while (done < w && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(2));
+  const double serverCpu = cpuSeconds(server->pid()) - serverCpuBefore, benchCpu = cpuSeconds(::getpid()) - benchCpuBefore;
+  cancelAll();
+  for (int i = 0; i < w; ++i)
+    if (!errors[i].empty() || finished[i] == Clock::time_point{})
+      throw BenchError("watcher " + std::to_string(i) + " saw too little: " + (errors[i].empty() ? "timed out" : errors[i]));
+  const double elapsed = std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - start).count();
+  const double events = static_cast<double>(w) * updates;
+  progress("watch fan-out: " + fixed(events, 0) + " events in " + fixed(elapsed, 2) + " s; the updates took " + fixed(writeSeconds, 2) +
+           " s (" + fixed(updates / writeSeconds, 0) + "/s); CPU s: apiserver " + fixed(serverCpu, 1) + ", this benchmark's clients " +
+           fixed(benchCpu, 1));
+  rows.push_back({"apiserver watch " + std::to_string(w) + "x" + std::to_string(updates),
+                  fixed(events, 0) + " events in " + fixed(elapsed, 2) + " s (" + fixed(events / elapsed, 0) + "/s)", reference,
+                  fixed(events / elapsed / trivial, 2)});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Memory: the controller-manager's RSS, its own process, at N federated HPAs x 3 members.
+
+void memory(const Sizes& sizes, std::vector<Row>& rows) {
+  const int n = sizes.memoryHpas;
+  progress("memory: apiserver, 3 member-sims, controller-manager, N=" + std::to_string(n));
+  TempDir dir("fedhpa-bench-memory");
+  std::unique_ptr<Process> apiserver;
+  std::array<std::unique_ptr<Process>, kMembers> sims;
+  const std::string federationUrl = startServing(
+      apiserver, "apiserver", {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()}, dir);
+  std::vector<std::pair<std::string, std::string>> servers = {{"federation-cluster", federationUrl}};
+  std::vector<RestConfig> members;
+  for (int m = 1; m <= kMembers; ++m) {
+    const std::string name = "member" + std::to_string(m);
+    servers.push_back({name, startServing(sims[m - 1], name,
+                                          {FEDHPA_BINARY, "member-sim", "--listen", "127.0.0.1:0", "--name", name, "--hpa-sync-period", "1h"},
+                                          dir)});
+    members.push_back(serverConfig(servers.back().second));
+  }
+  const auto kubeconfig = dir.path() / "kubeconfig";
+  writeKubeconfig(kubeconfig, servers);
+  for (int m = 1; m <= kMembers; ++m) {
+    const std::string name = "member" + std::to_string(m);
+    Process join("join-" + name, {FEDHPA_BINARY, "join", name, "--cluster-context", name, "--kubeconfig", kubeconfig.string()}, dir.path());
+    if (const int status = join.waitExit(seconds(30)); status != 0)
+      throw BenchError("fedhpa join " + name + " exited " + std::to_string(status) + ": " + join.stderrTail());
+  }
+  Process controller("controller-manager",
+                     {FEDHPA_BINARY, "controller-manager", "--kubeconfig", kubeconfig.string(), "--context", "federation-cluster",
+                      "--address", "127.0.0.1:0", "--leader-elect=false", "--cluster-probe-period", "1s"},
+                     dir.path());
+  const RestConfig federation = serverConfig(federationUrl);
+  waitClustersReady(federation, kMembers, seconds(30));
+  std::this_thread::sleep_for(seconds(1));  // its informers have listed the (empty) members
+  const std::size_t idleRss = residentBytes(controller.pid());
+
+  MemberMirror mirror(members, 10);
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(hpaName("mem", i));
+  const Revisions revisionsBefore = revisions(federation, members);
+  std::vector<const Process*> processes = {apiserver.get(), sims[0].get(), sims[1].get(), sims[2].get(), &controller};
+  std::vector<double> cpuBefore;
+  for (const auto* process : processes) cpuBefore.push_back(cpuSeconds(process->pid()));
+  const auto start = Clock::now();
+  const double createSeconds = createHpas(federation, names, 1, 10, sizes.loadThreads);
+  progress("federation create: " + std::to_string(n) + " in " + fixed(createSeconds, 2) + " s");
+  mirror.waitUntil([n](const MemberMirror& m) { return m.correct() == static_cast<std::size_t>(n); },
+                   start + seconds(60) + milliseconds(60) * n, std::to_string(3 * n) + " local HPAs for the memory run");
+  const double elapsed = std::chrono::duration<double>(mirror.completedAt() - start).count();
+  const std::size_t loadedRss = residentBytes(controller.pid());
+  std::string cpu = "CPU s until converged:";
+  for (std::size_t i = 0; i < processes.size(); ++i)
+    cpu += " " + processes[i]->name() + " " + fixed(cpuSeconds(processes[i]->pid()) - cpuBefore[i], 1);
+  progress(cpu + "; " + writesPerHpa(revisionsBefore, revisions(federation, members), n));
+  progress("memory: converged in " + fixed(elapsed, 1) + " s (" + fixed(3.0 * n / elapsed, 0) + " local HPAs/s); RSS " +
+           std::to_string(idleRss) + " -> " + std::to_string(loadedRss) + " bytes");
+  const double mib = 1024.0 * 1024.0;
+  const double perHpa = (static_cast<double>(loadedRss) - static_cast<double>(idleRss)) / n;
+  rows.push_back({"controller RSS, " + std::to_string(n) + " HPAs x 3",
+                  fixed(loadedRss / mib, 1) + " MiB (+" + fixed(perHpa / 1024.0, 2) + " KiB per federated HPA)",
+                  "RSS synced, 0 HPAs " + fixed(idleRss / mib, 1) + " MiB", fixed(static_cast<double>(loadedRss) / idleRss, 2)});
+}
+
+int run(int argc, char** argv) {
+  Sizes sizes;
+  std::string only;
+  bool tsv = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--smoke") {
+      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300)};
+    } else if (arg == "--tsv") {
+      tsv = true;
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only convergence|reaction|apiserver|memory]\n";
+      return 2;
+    }
+  }
+  const std::vector<std::pair<std::string, std::function<void(const Sizes&, std::vector<Row>&)>>> phases = {
+      {"convergence", convergence}, {"reaction", reaction}, {"apiserver", apiserverBench}, {"memory", memory}};
+  std::vector<Row> rows;
+  const auto start = Clock::now();
+  try {
+    for (const auto& [name, phase] : phases)
+      if (only.empty() || only == name) phase(sizes, rows);
+  } catch (const std::exception& error) {
+    std::cerr << "control_plane_bench: FAILED: " << error.what() << std::endl;
+    if (!rows.empty()) printTable(rows, tsv);
+    return 1;
+  }
+  printTable(rows, tsv);
+  progress("done in " + fixed(secondsSince(start), 1) + " s");
+  return 0;
+}
+
+}  // namespace
+}  // namespace fedhpa::bench
+
+int main(int argc, char** argv) {
+  fedhpa::bench::installSignalCleanup();  // blocks SIGINT/SIGTERM before any thread starts
+  fedhpa::clusters::initializeHttpClientPool(4);
+  return fedhpa::bench::run(argc, argv);
+}

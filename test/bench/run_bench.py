@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""`make bench`: every benchmark of DESIGN.md section 7 in one table.
+
+Each figure is measured in this run next to its reference, and the ratio is printed with it:
+  partition   Google Benchmark, ns per call with maxReplicas 2e9 against the same clusters with
+              small counts (the cost must not depend on replica counts: ratio ~1)
+  tracking    fedhpa simulate on the standard scenarios: replica-seconds served against one
+              shared pool (the ratio is the tracking figure)
+  control     control_plane_bench: convergence, reaction, apiserver, memory (real processes)
+  kubectl     `kubectl get hpa` over 10,000 HPAs against the same over one, same apiserver
+Usage: run_bench.py BUILD_DIR [--smoke]"""
+import glob
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+smoke = "--smoke" in sys.argv
+here = os.path.dirname(os.path.abspath(__file__))
+rows = []
+
+
+def run(args):
+    return subprocess.run(args, check=True, stdout=subprocess.PIPE, text=True).stdout
+
+
+def partition_rows():
+    args = [os.path.join(build, "test/bench/partition_bench"), "--benchmark_format=json"]
+    if smoke:
+        args += ["--benchmark_filter=/3/", "--benchmark_min_time=0.001"]
+    report = json.loads(run(args))
+    by_key = {}
+    for b in report["benchmarks"]:
+        # BM_Partition/demand/1000/2000000000
+        _, policy, clusters, max_replicas = b["name"].split("/")[:4]
+        by_key[(policy, int(clusters), int(max_replicas))] = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]]
+    for (policy, clusters, max_replicas), huge in sorted(by_key.items()):
+        if max_replicas != 2_000_000_000:
+            continue
+        small = by_key.get((policy, clusters, 10 * clusters))
+        if small is None:
+            continue
+        rows.append((f"partition {policy}, {clusters} clusters", f"{huge / 1e3:.2f} us/call at max 2e9",
+                     f"{small / 1e3:.2f} us/call at max {10 * clusters}", f"{huge / small:.2f}"))
+
+
+def tracking_rows():
+    scenarios = sorted(glob.glob(os.path.join(here, "scenarios", "*.json")))
+    if smoke:
+        scenarios = [s for s in scenarios if os.path.basename(s) == "spike.json"]
+    args = [os.path.join(build, "fedhpa"), "simulate", "--json"]
+    for s in scenarios:
+        args += ["-f", s]
+    report = json.loads(run(args))
+    results = report["scenarios"] if "scenarios" in report else {os.path.basename(scenarios[0])[:-5]: report}
+    for name, result in results.items():
+        for policy in ("demand", "legacy"):
+            p = result["policies"][policy]
+            rows.append((f"tracking {name}, {policy}", f"{p['servedReplicaSeconds']:.0f} replica-s served",
+                         f"shared pool {p['referenceReplicaSeconds']:.0f} replica-s", f"{p['tracking']:.3f}"))
+
+
+def control_plane_rows():
+    args = [os.path.join(build, "test/bench/control_plane_bench"), "--tsv"]
+    if smoke:
+        args.append("--smoke")
+    for line in run(args).splitlines():
+        fields = line.split("\t")
+        if len(fields) == 4:
+            rows.append(tuple(fields))
+
+
+def kubectl_rows():
+    count = 50 if smoke else 10_000
+    data = tempfile.mkdtemp(prefix="fedhpa-bench-kubectl-")
+    server = subprocess.Popen([os.path.join(build, "fedhpa"), "apiserver", "--listen", "127.0.0.1:0", "--data-dir", data],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
+        kubeconfig = os.path.join(data, "kubeconfig")
+        with open(kubeconfig, "w") as f:
+            f.write(f"apiVersion: v1\nkind: Config\nclusters:\n- name: f\n  cluster: {{server: 'http://127.0.0.1:{port}'}}\n"
+                    "users:\n- name: u\n  user: {}\ncontexts:\n- name: f\n  context: {cluster: f, user: u}\ncurrent-context: f\n")
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+
+        def create(namespace, name):
+            body = json.dumps({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                               "metadata": {"name": name, "namespace": namespace},
+                               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                                        "minReplicas": 1, "maxReplicas": 10,
+                                        "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                                            "type": "Utilization", "averageUtilization": 50}}}]}})
+            connection.request("POST", f"/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers", body,
+                               {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            if response.status != 201:
+                raise RuntimeError(f"create {namespace}/{name}: HTTP {response.status}")
+
+        for namespace in ("many", "one"):
+            connection.request("POST", "/api/v1/namespaces", json.dumps({"metadata": {"name": namespace}}),
+                               {"Content-Type": "application/json"})
+            connection.getresponse().read()
+        for i in range(count):
+            create("many", f"hpa-{i:05d}")
+        create("one", "hpa-00000")
+
+        def timed(namespace):
+            best = None
+            for _ in range(3):
+                started = time.monotonic()
+                out = run(["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", os.path.join(data, "cache"), "-n", namespace,
+                           "get", "hpa", "--no-headers"])
+                elapsed = time.monotonic() - started
+                if len(out.splitlines()) != (count if namespace == "many" else 1):
+                    raise RuntimeError(f"kubectl get hpa -n {namespace}: {len(out.splitlines())} rows")
+                best = elapsed if best is None else min(best, elapsed)
+            return best
+
+        many, one = timed("many"), timed("one")
+        rows.append((f"kubectl get hpa, {count} HPAs", f"{many:.2f} s (best of 3)", f"{one:.2f} s for 1 HPA", f"{many / one:.1f}"))
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+partition_rows()
+tracking_rows()
+kubectl_rows()
+control_plane_rows()
+widths = [max(len(r[i]) for r in rows + [("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO")]) + 2 for i in range(4)]
+print("".join(h.ljust(w) for h, w in zip(("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO"), widths)).rstrip())
+for r in rows:
+    print("".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
