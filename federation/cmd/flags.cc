@@ -1,6 +1,8 @@
 #include "federation/cmd/flags.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "federation/common/logging.h"
 
@@ -38,6 +40,18 @@ std::optional<int> parseFlags(int argc, char** argv, po::options_description& op
   }
   logging::init({common.verbosity, *format});
   return std::nullopt;
+}
+
+std::optional<std::string> readInputFile(const std::string& file) {
+  std::ostringstream text;
+  if (file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace fedhpa::cmd

@@ -21,4 +21,7 @@ std::optional<int> parseFlags(int argc, char** argv, boost::program_options::opt
                               boost::program_options::variables_map& values,
                               const boost::program_options::positional_options_description* positional = nullptr);
 
+// The whole of an input file named by -f ("-": standard input); nullopt when it cannot be read.
+std::optional<std::string> readInputFile(const std::string& file);
+
 }  // namespace fedhpa::cmd

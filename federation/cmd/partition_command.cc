@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "federation/api/hpa_decode.h"
+#include "federation/cmd/flags.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
 #include "partitioner/partition.h"
@@ -16,23 +17,9 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 namespace pt = fedhpa::partitioner;
 
-constexpr int kUsageError = 2;
-
 ordered_json limitsJson(const std::optional<pt::Limits>& limits) {
   if (!limits) return nullptr;
   return ordered_json{{"minReplicas", limits->min}, {"maxReplicas", limits->max}};
-}
-
-std::optional<std::string> readAll(const std::string& file) {
-  std::ostringstream text;
-  if (file == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -102,7 +89,7 @@ int runPartition(const PartitionArgs& args, std::ostream& out, std::ostream& err
     }
     now = *parsed;
   }
-  const auto text = readAll(args.file);
+  const auto text = readInputFile(args.file);
   if (!text) {
     err << "error: -f " << args.file << ": cannot read the file\n";
     return kUsageError;

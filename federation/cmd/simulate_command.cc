@@ -21,18 +21,6 @@ std::optional<std::vector<pt::Policy::Kind>> policiesNamed(const std::string& na
   return std::nullopt;
 }
 
-std::optional<std::string> readAll(const std::string& file) {
-  std::ostringstream text;
-  if (file == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 // The scenario's name in reports: its file name without the extension.
@@ -68,7 +56,7 @@ int runSimulate(const SimulateArgs& args, std::ostream& out, std::ostream& err) 
   };
   std::vector<Run> runs;
   for (const std::string& file : args.files) {
-    const auto text = readAll(file);
+    const auto text = readInputFile(file);
     if (!text) {
       err << "error: -f " << file << ": cannot read the file\n";
       return kUsageError;
