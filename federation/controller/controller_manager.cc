@@ -28,7 +28,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       options_(options),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
-      reconciler_(federation, *this, options.policy, metrics_),
+      events_(federation),
+      reconciler_(federation, *this, options.policy, metrics_, events_),
       deploymentReconciler_(federation, *this, metrics_) {}
 
 ControllerManager::~ControllerManager() { stop(); }

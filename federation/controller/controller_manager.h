@@ -52,6 +52,7 @@ class ControllerManager : public MemberClusters {
   WorkQueue queue_;             // federated HPAs
   WorkQueue deploymentQueue_;   // federated Deployments
   ControllerMetrics metrics_;
+  EventRecorder events_;
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
   std::unique_ptr<clusters::Informer> federatedHpas_;

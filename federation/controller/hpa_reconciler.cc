@@ -20,7 +20,6 @@ constexpr const char* kHpaTargetClusterList = "federation.kubernetes.io/hpa-targ
 
 namespace {
 
-const clusters::Resource kEvents{"", "v1", "events", true};
 const clusters::Resource kNamespaces{"", "v1", "namespaces", false};
 
 std::string metaField(const json& object, const char* field) { return object["metadata"].value(field, ""); }
@@ -52,8 +51,8 @@ json localSpec(const json& federated, const partitioner::Limits& limits) {
 }  // namespace
 
 HpaReconciler::HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
-                             ControllerMetrics& metrics)
-    : federation_(federation), members_(members), policy_(policy), metrics_(metrics) {}
+                             ControllerMetrics& metrics, EventRecorder& events)
+    : federation_(federation), members_(members), policy_(policy), metrics_(metrics), events_(events) {}
 
 std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const std::string& ns, const std::string& name) {
   std::vector<MemberHpa> out;
@@ -103,7 +102,7 @@ void HpaReconciler::reconcile(const std::string& key) {
     try {
       selected = clusterSelected(selector, local.member.labels);
     } catch (const SelectorError& error) {
-      recordEvent(federated, "Warning", "InvalidClusterSelector", error.what());
+      events_.record(federated, "Warning", "InvalidClusterSelector", error.what());
       return;
     }
     if (!selected) continue;
@@ -115,21 +114,22 @@ void HpaReconciler::reconcile(const std::string& key) {
   }
   for (const auto& local : locals)
     if (local.foreign)
-      recordEvent(federated, "Warning", "ForeignHpa",
+      events_.record(federated, "Warning", "ForeignHpa",
                   "member " + local.member.name + " has an HPA " + name + " that fedhpa did not create; left alone");
 
   const partitioner::Plan plan = partitioner::partition(decoded.spec, states, policy_, std::chrono::system_clock::now());
-  applyPlan(federated, plan, locals);
+  const bool wroteMembers = applyPlan(federated, plan, locals);
   std::vector<std::string> holders;
   for (const auto& cluster : plan.clusters)
     if (cluster.limits) holders.push_back(cluster.name);
   markTargetDeployment(federated, holders);
-  aggregateStatus(federated, readMembers(ns, name));
+  // What was just read is still what the members hold unless this reconcile wrote to them.
+  aggregateStatus(federated, wroteMembers ? readMembers(ns, name) : locals);
 }
 
 // Step 4, decreases first: no observer of all members may see the local maxima add up to more
 // than the federated max, so every lowered max (and every delete) lands before any raised one.
-void HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals) {
+bool HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;
   for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
   std::vector<std::pair<const MemberHpa*, std::optional<partitioner::Limits>>> lowering, raising;
@@ -146,19 +146,21 @@ void HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& pl
       raising.push_back({&local, target});
     }
   }
-  for (const auto& [local, limits] : lowering) writeLocal(federated, *local, limits);
-  for (const auto& [local, limits] : raising) writeLocal(federated, *local, limits);
+  bool wrote = false;
+  for (const auto& [local, limits] : lowering) wrote = writeLocal(federated, *local, limits) || wrote;
+  for (const auto& [local, limits] : raising) wrote = writeLocal(federated, *local, limits) || wrote;
   for (const auto& move : plan.moves) {
     const std::string what = !move.after ? "removed from " + move.cluster
                              : !move.before ? "placed on " + move.cluster + " (min " + std::to_string(move.after->min) +
                                                   ", max " + std::to_string(move.after->max) + ")"
                                             : move.cluster + " now min " + std::to_string(move.after->min) + ", max " +
                                                   std::to_string(move.after->max);
-    recordEvent(federated, "Normal", "Rebalanced", what + ": " + move.reason);
+    events_.record(federated, "Normal", "Rebalanced", what + ": " + move.reason);
   }
+  return wrote;
 }
 
-void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits) {
+bool HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits) {
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
   auto& client = *local.member.client;
@@ -166,11 +168,11 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
     if (!limits) {
       client.remove(kHpas, ns, name);
       metrics_.countMemberWrite("delete");
-      return;
+      return true;
     }
     const json spec = localSpec(federated, *limits);
     if (local.hpa) {
-      if (local.hpa->value("spec", json::object()) == spec) return;
+      if (local.hpa->value("spec", json::object()) == spec) return false;
       json patch = {{"spec", spec}};
       // Fields the federated spec dropped are dropped locally too (merge patch: null deletes).
       const json localSpecNow = local.hpa->value("spec", json::object());
@@ -178,7 +180,7 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
         if (!spec.contains(field)) patch["spec"][field] = nullptr;
       client.mergePatch(kHpas, ns, name, patch);
       metrics_.countMemberWrite("update");
-      return;
+      return true;
     }
     json labels = federated["metadata"].value("labels", json::object());
     labels[kManagedByLabel] = kManagedByValue;
@@ -195,6 +197,7 @@ void HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, co
       client.create(kHpas, ns, hpa);
     }
     metrics_.countMemberWrite("create");
+    return true;
   } catch (const ClientError& error) {
     metrics_.countMemberError(local.member.name);
     FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << ns << "/" << name << ": " << error.what();
@@ -343,30 +346,5 @@ void HpaReconciler::markTargetDeployment(const json& federated, const std::vecto
   federation_.mergePatch(deployments, ns, ref.value("name", ""), {{"metadata", {{"annotations", {{kHpaTargetClusterList, wanted}}}}}});
 }
 
-void HpaReconciler::recordEvent(const json& federated, const std::string& type, const std::string& reason,
-                                const std::string& message) {
-  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
-  const json event = {{"apiVersion", "v1"},
-                      {"kind", "Event"},
-                      {"metadata", {{"generateName", metaField(federated, "name") + "."}}},
-                      {"involvedObject",
-                       {{"kind", "HorizontalPodAutoscaler"},
-                        {"namespace", metaField(federated, "namespace")},
-                        {"name", metaField(federated, "name")},
-                        {"uid", metaField(federated, "uid")},
-                        {"apiVersion", "autoscaling/v2"}}},
-                      {"reason", reason},
-                      {"message", message},
-                      {"type", type},
-                      {"source", {{"component", "fedhpa-controller-manager"}}},
-                      {"firstTimestamp", now},
-                      {"lastTimestamp", now},
-                      {"count", 1}};
-  try {
-    federation_.create(kEvents, metaField(federated, "namespace"), event);
-  } catch (const ClientError& error) {
-    FEDHPA_LOG(warning) << "recording event " << reason << ": " << error.what();  // an event lost is no reason to retry
-  }
-}
 
 }  // namespace fedhpa::controller

@@ -10,6 +10,7 @@
 
 #include "clusters/client/kube_client.h"
 #include "federation/controller/controller_metrics.h"
+#include "federation/controller/event_recorder.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::controller {
@@ -40,7 +41,7 @@ class MemberClusters {
 class HpaReconciler {
  public:
   HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
-                ControllerMetrics& metrics);
+                ControllerMetrics& metrics, EventRecorder& events);
 
   // Throws when a step failed and the key should come back later; an unreachable member is
   // skipped (its HPA is left as it is), never an error for the others.
@@ -58,17 +59,18 @@ class HpaReconciler {
   std::vector<MemberHpa> readMembers(const std::string& ns, const std::string& name);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
   void ensureFinalizer(const json& federated);
-  void applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals);
-  void writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
+  // Both return whether anything was written to a member.
+  bool applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals);
+  bool writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
   void aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).
   void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
-  void recordEvent(const json& federated, const std::string& type, const std::string& reason, const std::string& message);
 
   clusters::KubeClient& federation_;
   MemberClusters& members_;
   partitioner::Policy policy_;
   ControllerMetrics& metrics_;
+  EventRecorder& events_;
 };
 
 }  // namespace fedhpa::controller
