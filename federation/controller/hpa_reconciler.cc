@@ -235,6 +235,8 @@ void HpaReconciler::ensureFinalizer(const json& federated) {
                          {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
 }
 
+namespace {
+
 // The federation's view of the members' conditions: able to scale and active when every member
 // holding the HPA is; limited when any member is (the reason names the members).
 json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous) {
@@ -280,6 +282,8 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
                                            : "every member's desired count is within its range");
   return out;
 }
+
+}  // namespace
 
 // Step 5: the members' statuses summed onto the federated HPA, and each one in an annotation.
 void HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {

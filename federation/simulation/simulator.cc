@@ -177,19 +177,29 @@ class FederationSimulation {
     outcome_.peakUnmet = std::max(outcome_.peakUnmet, demand - served);
   }
 
-  // What a perfect split would give `cluster` at sample `i`: its own need, up to what the other
-  // up clusters' needs (at least 1 each: every HPA keeps min 1) leave of the federated max.
-  double fairNeed(const std::string& cluster, std::size_t i) const {
-    const auto need = [](double demand) { return std::max(1.0, std::ceil(demand - 1e-9)); };
-    double others = 0;
+  // The replicas a cluster's demand needs; at least 1, as every HPA keeps min 1.
+  static double need(double demand) { return std::max(1.0, std::ceil(demand - 1e-9)); }
+
+  // Σ need over the clusters that are up, per sample.
+  std::vector<double> totalNeedOfUpClusters() const {
+    std::vector<double> total(outcome_.timeline.seconds.size(), 0.0);
     for (const auto& [name, samples] : outcome_.timeline.clusters)
-      if (name != cluster && samples[i].up) others += need(samples[i].demand);
-    const double room = std::max(1.0, static_cast<double>(scenario_.federated.max) - others);
-    return std::min(need(outcome_.timeline.clusters.at(cluster)[i].demand), room);
+      for (std::size_t i = 0; i < samples.size(); ++i)
+        if (samples[i].up) total[i] += need(samples[i].demand);
+    return total;
+  }
+
+  // What a perfect split would give a cluster that is up: its own need, up to what the other up
+  // clusters' needs leave of the federated max.
+  double fairNeed(const ClusterSample& sample, double totalNeed) const {
+    const double own = need(sample.demand);
+    const double room = std::max(1.0, static_cast<double>(scenario_.federated.max) - (totalNeed - own));
+    return std::min(own, room);
   }
 
   void measureAdaptations() {
     const Timeline& timeline = outcome_.timeline;
+    const std::vector<double> totalNeed = totalNeedOfUpClusters();
     for (const auto& [cluster, curve] : scenario_.demand) {
       const auto& points = curve.points();
       const auto& samples = timeline.clusters.at(cluster);
@@ -208,7 +218,7 @@ class FederationSimulation {
         double shortSince = 0;
         for (std::size_t i = 0; i < timeline.seconds.size() && timeline.seconds[i] < until; ++i) {
           if (timeline.seconds[i] < rises[r] || !samples[i].up) continue;
-          const bool enough = samples[i].max.value_or(0) >= fairNeed(cluster, i);
+          const bool enough = samples[i].max.value_or(0) >= fairNeed(samples[i], totalNeed[i]);
           if (!isShort && !enough) shortSince = timeline.seconds[i];
           if (isShort && enough)
             adaptation.seconds = std::max(adaptation.seconds.value_or(0), timeline.seconds[i] - shortSince);
