@@ -19,6 +19,16 @@
 
 namespace fedhpa::clusters {
 
+// The read side of an informer's cache, as a controller sees it (client-go's lister plus
+// HasSynced): the seam reconcilers are written against, so that unit tests can hand them a map.
+class Lister {
+ public:
+  virtual ~Lister() = default;
+  // True once the first list has been delivered: before that an empty cache means "unknown".
+  virtual bool hasSynced() const = 0;
+  virtual std::optional<json> get(const std::string& namespaceName, const std::string& name) const = 0;
+};
+
 struct InformerHandlers {
   std::function<void(const json& object)> onAdd;
   std::function<void(const json& before, const json& after)> onUpdate;
@@ -32,20 +42,20 @@ struct InformerOptions {
   std::chrono::milliseconds maxBackoff{5000};
 };
 
-class Informer {
+class Informer : public Lister {
  public:
   Informer(KubeClient& client, Resource resource, InformerHandlers handlers, InformerOptions options = {});
-  ~Informer();
+  ~Informer() override;
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
   void start();
   void stop();  // returns promptly: cancels the open watch
-  bool hasSynced() const { return synced_; }
+  bool hasSynced() const override { return synced_; }
   // Waits until the first list has been delivered; false on timeout.
   bool waitForSync(std::chrono::milliseconds timeout);
 
-  std::optional<json> get(const std::string& namespaceName, const std::string& name) const;
+  std::optional<json> get(const std::string& namespaceName, const std::string& name) const override;
   std::vector<json> list() const;
   std::vector<json> listNamespace(const std::string& namespaceName) const;
 

@@ -67,9 +67,10 @@ class KubeClient {
   virtual json update(const Resource& resource, const json& object, const std::string& subresource = "") = 0;
   virtual json mergePatch(const Resource& resource, const std::string& namespaceName, const std::string& name,
                           const json& patch, const std::string& subresource = "") = 0;
-  // propagationPolicy: "", "Orphan", "Background", "Foreground".
+  // propagationPolicy: "", "Orphan", "Background", "Foreground". A non-empty resourceVersion is a
+  // precondition: the server deletes only that version of the object (409 Conflict otherwise).
   virtual json remove(const Resource& resource, const std::string& namespaceName, const std::string& name,
-                      const std::string& propagationPolicy = "") = 0;
+                      const std::string& propagationPolicy = "", const std::string& resourceVersion = "") = 0;
   virtual std::unique_ptr<WatchStream> watch(const Resource& resource, const std::string& namespaceName,
                                              const std::string& resourceVersion, const ListOptions& options) = 0;
   // GET of a non-resource path (/readyz, /healthz); the HTTP status, or ConnectionFailure.

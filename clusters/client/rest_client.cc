@@ -84,6 +84,10 @@ class RestClient::Impl {
   json call(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
             const std::string& contentType = "application/json") {
     const bool idempotent = method == http::methods::GET || method == http::methods::PUT || method == http::methods::DEL;
+    // A create that went through and is sent again fails with AlreadyExists when it names its
+    // object; one whose name the server generates (an Event's) would be created twice.
+    const bool repeatable = method != http::methods::POST || !body || !body->contains("metadata") ||
+                            !(*body)["metadata"].is_object() || !(*body)["metadata"].contains("generateName");
     std::mt19937 jitter(std::random_device{}());
     auto backoff = options_.retry.initialBackoff;
     for (int attempt = 1;; ++attempt) {
@@ -96,9 +100,9 @@ class RestClient::Impl {
         if (!idempotent || !retryable(code) || attempt >= options_.retry.attempts) throw error;
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << " after HTTP " << code;
       } catch (const http::http_exception& error) {
-        // The request did not get through (refused, or a pooled connection the server had
-        // closed): repeating it is safe for every verb fedhpa uses, since creates carry names.
-        if (attempt >= options_.retry.attempts)
+        // The request may not have got through (refused, a pooled connection the server had
+        // closed, or no answer in time): repeat it only when a second copy does no harm.
+        if (attempt >= options_.retry.attempts || !repeatable)
           throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << ": " << error.what();
       }
@@ -191,9 +195,11 @@ json RestClient::mergePatch(const Resource& resource, const std::string& namespa
 }
 
 json RestClient::remove(const Resource& resource, const std::string& namespaceName, const std::string& name,
-                        const std::string& propagationPolicy) {
+                        const std::string& propagationPolicy, const std::string& resourceVersion) {
   std::optional<json> body;
-  if (!propagationPolicy.empty()) body = json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", propagationPolicy}};
+  if (!propagationPolicy.empty() || !resourceVersion.empty()) body = json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (!propagationPolicy.empty()) (*body)["propagationPolicy"] = propagationPolicy;
+  if (!resourceVersion.empty()) (*body)["preconditions"] = {{"resourceVersion", resourceVersion}};
   return impl_->call(http::methods::DEL, resource.path(namespaceName, name), body);
 }
 

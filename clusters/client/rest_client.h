@@ -39,7 +39,7 @@ class RestClient : public KubeClient {
   json mergePatch(const Resource& resource, const std::string& namespaceName, const std::string& name,
                   const json& patch, const std::string& subresource = "") override;
   json remove(const Resource& resource, const std::string& namespaceName, const std::string& name,
-              const std::string& propagationPolicy = "") override;
+              const std::string& propagationPolicy = "", const std::string& resourceVersion = "") override;
   std::unique_ptr<WatchStream> watch(const Resource& resource, const std::string& namespaceName,
                                      const std::string& resourceVersion, const ListOptions& options) override;
   int probe(const std::string& path) override;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
 #include "federation/common/logging.h"
+#include "federation/common/time_source.h"
 #include "federation/controller/controller_manager.h"
 #include "federation/controller/leader_election.h"
 #include "federation/apiserver/http/server.h"
@@ -28,7 +30,7 @@ namespace {
 
 struct ControllerFlags {
   bool leaderElect = true;
-  int workers = 4;
+  int workers = 8;
   std::string resyncPeriod = "30s";
   std::string probePeriod = "10s";
   std::string unhealthyGrace = "40s";
@@ -39,7 +41,7 @@ struct ControllerFlags {
 void addControllerFlags(po::options_description& options, ControllerFlags& flags) {
   options.add_options()
       ("leader-elect", po::value<bool>(&flags.leaderElect)->default_value(true), "act only while holding the Lease kube-system/fedhpa-controller-manager")
-      ("workers", po::value<int>(&flags.workers)->default_value(4), "reconcile workers")
+      ("workers", po::value<int>(&flags.workers)->default_value(8), "reconcile workers (also how many writes may be in flight to one member)")
       ("resync-period", po::value<std::string>(&flags.resyncPeriod)->default_value("30s"), "look at every federated HPA this often")
       ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
       ("cluster-unhealthy-grace", po::value<std::string>(&flags.unhealthyGrace)->default_value("40s"), "NotReady this long: no longer eligible")
@@ -70,8 +72,11 @@ std::variant<controller::ControllerOptions, std::string> controllerOptions(const
 clusters::ClientFactory memberClients() {
   return [](const clusters::RestConfig& config) {
     clusters::RestClientOptions options;
+    // A member is tens or hundreds of milliseconds away; one that has not answered in 5 s is not
+    // answering. Failed writes are retried by the work queue, not here, so that a dead member
+    // costs a worker one timeout at most, and MemberCalls cuts it off after a few.
     options.requestTimeout = std::chrono::seconds(5);
-    options.retry.attempts = 2;  // an unreachable member must not hold a worker for long
+    options.retry.attempts = 1;
     return std::make_shared<clusters::RestClient>(config, options);
   };
 }
@@ -123,25 +128,32 @@ std::string leaseIdentity() {
 }
 
 // Runs the manager while this process leads (or at once without leader election) until SIGINT
-// or SIGTERM; a lost Lease ends the process with status 1, as kube-controller-manager does.
-int runManager(clusters::KubeClient& federation, controller::ControllerManager& manager, bool leaderElect) {
+// or SIGTERM. A lost Lease ends the process at once with status 1, as kube-controller-manager
+// does: a worker still inside a call must not get to write after another leader has started.
+int runManager(const clusters::RestConfig& federationConfig, controller::ControllerManager& manager, bool leaderElect,
+               TimeSource& time) {
   if (!leaderElect) {
     manager.start();
     const int code = waitForSignal();
     manager.stop();
     return code;
   }
-  std::atomic<bool> lost{false};
-  controller::LeaderElector elector(federation, "kube-system", "fedhpa-controller-manager", leaseIdentity());
+  const controller::LeaseTimes times;
+  // The election's own client: every call bounded well inside the renew deadline, no retries.
+  clusters::RestClientOptions electionOptions;
+  electionOptions.requestTimeout = std::chrono::duration_cast<std::chrono::seconds>(times.callTimeout());
+  electionOptions.retry.attempts = 1;
+  clusters::RestClient electionClient(federationConfig, electionOptions);
+  controller::LeaderElector elector(electionClient, "kube-system", "fedhpa-controller-manager", leaseIdentity(), time, times);
   elector.start([&] { manager.start(); },
-                [&] {
-                  lost = true;
-                  ::kill(::getpid(), SIGTERM);
+                [] {
+                  FEDHPA_LOG(error) << "leader election lost: exiting";
+                  std::_Exit(1);
                 });
   waitForSignal();
   elector.stop();
   manager.stop();
-  return lost ? 1 : 0;
+  return 0;
 }
 
 void blockSignals() {
@@ -179,11 +191,13 @@ int controllerManagerMain(int argc, char** argv) {
   clusters::initializeHttpClientPool(4);
   try {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
-    clusters::RestClient federation(clusters::loadKubeconfig(files).resolve(context));
-    controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
+    const clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
+    clusters::RestClient federation(federationConfig);
+    RealTimeSource time;
+    controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
     FEDHPA_LOG(info) << "controller-manager running against context " << context;
     const auto endpoints = serveEndpoints(manager, address);
-    return runManager(federation, manager, flags.leaderElect);
+    return runManager(federationConfig, manager, flags.leaderElect, time);
   } catch (const clusters::KubeconfigError& error) {
     std::cerr << "error: " << error.what() << "\n";
     return 1;
@@ -253,7 +267,8 @@ int upMain(int argc, char** argv) {
     }
     clusters::joinCluster(federation, name, member);
   }
-  controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed));
+  RealTimeSource time;
+  controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
   std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"
             << "kubeconfig: " << kubeconfigPath.string() << "\n"
             << "Try (the walkthrough, in another terminal):\n"
@@ -265,7 +280,7 @@ int upMain(int argc, char** argv) {
             << "  kubectl --context=member1 annotate deploy php-apache sim.fedhpa.io/demand=8\n"
             << "  kubectl --context=federation-cluster describe hpa php-apache\n"
             << "Ctrl-C stops it." << std::endl;
-  const int code = runManager(federation, manager, flags.leaderElect);
+  const int code = runManager(federationConfig, manager, flags.leaderElect, time);
   for (auto& simulator : simulators) simulator->stop();
   federationServer.stop();
   return code;

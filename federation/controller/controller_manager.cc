@@ -9,47 +9,77 @@ using clusters::json;
 
 namespace {
 
-// Ready, or NotReady for less than the grace: a member that blinks keeps its share.
-bool eligible(const json& cluster, std::chrono::milliseconds grace) {
-  for (const auto& condition : cluster.value("status", json::object()).value("conditions", json::array())) {
-    if (condition.value("type", "") != "Ready") continue;
-    if (condition.value("status", "") == "True") return true;
-    const auto since = api::parseRfc3339(condition.value("lastTransitionTime", ""));
-    return since && std::chrono::system_clock::now() - *since < grace;
-  }
-  return false;  // never probed
+clusters::InformerHandlers enqueueing(WorkQueue& queue) {
+  auto enqueue = [&queue](const json& object) { queue.add(clusters::objectKey(object)); };
+  return {enqueue, [enqueue](const json&, const json& now) { enqueue(now); }, enqueue};
 }
 
 }  // namespace
 
 ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients,
-                                     ControllerOptions options)
+                                     ControllerOptions options, TimeSource& time)
     : federation_(federation),
       options_(options),
+      time_(time),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
-      events_(federation),
-      reconciler_(federation, *this, options.policy, metrics_, events_),
-      deploymentReconciler_(federation, *this, metrics_) {}
+      events_(federation, time),
+      calls_(time, options.memberCalls),
+      federatedHpas_(federation, kHpas, enqueueing(queue_)),
+      federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
+      reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}, options.policy),
+      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 
+bool ControllerManager::stopping() {
+  std::lock_guard lock(stopMutex_);
+  return stopping_;
+}
+
 void ControllerManager::start() {
   registry_.start();
-  auto enqueue = [this](const json& hpa) { queue_.add(clusters::objectKey(hpa)); };
-  federatedHpas_ = std::make_unique<clusters::Informer>(
-      federation_, kHpas,
-      clusters::InformerHandlers{enqueue, [=](const json&, const json& now) { enqueue(now); }, enqueue});
-  federatedHpas_->start();
-  auto enqueueDeployment = [this](const json& deployment) { deploymentQueue_.add(clusters::objectKey(deployment)); };
-  federatedDeployments_ = std::make_unique<clusters::Informer>(
-      federation_, kDeployments,
-      clusters::InformerHandlers{enqueueDeployment, [=](const json&, const json& now) { enqueueDeployment(now); }, enqueueDeployment});
-  federatedDeployments_->start();
+  federatedHpas_.start();
+  federatedDeployments_.start();
+  starter_ = std::thread([this] { waitForCachesThenRun(); });
+}
+
+// client-go's WaitForCacheSync, then one probe round: a worker that ran before would plan from
+// empty caches ("no member holds anything") or over members whose health nobody has looked at.
+void ControllerManager::waitForCachesThenRun() {
+  const auto step = std::chrono::milliseconds(100);
+  while (!stopping() && !(registry_.waitForSync(step) && federatedHpas_.waitForSync(step) && federatedDeployments_.waitForSync(step))) {
+  }
+  if (stopping()) return;
+  prober_.probeAll();
+  // The probe wrote each member's Ready condition; wait (briefly) until the cluster cache shows it.
+  const auto probeDeadline = time_.monotonicTime() + std::chrono::seconds(5);
+  auto probed = [&] {
+    for (const auto& name : registry_.names()) {
+      const auto cluster = registry_.cluster(name);
+      if (!cluster || cluster->value("status", json::object()).value("conditions", json::array()).empty()) return false;
+    }
+    return true;
+  };
+  while (!stopping() && !probed() && time_.monotonicTime() < probeDeadline) std::this_thread::sleep_for(step);
+  // Members get a bounded wait: one that is down must not keep the rest from being reconciled.
+  const auto memberDeadline = time_.monotonicTime() + options_.memberSyncTimeout;
+  auto membersSynced = [&] {
+    std::lock_guard lock(membersMutex_);
+    for (const auto& [name, watch] : memberWatches_)
+      if (!watch->hpas->hasSynced() || !watch->deployments->hasSynced()) return false;
+    return true;
+  };
+  while (!stopping() && !membersSynced() && time_.monotonicTime() < memberDeadline) std::this_thread::sleep_for(step);
+  if (stopping()) return;
   prober_.start();
+  std::lock_guard lock(stopMutex_);
+  if (stopping_) return;
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { worker(); });
   workers_.emplace_back([this] { deploymentWorker(); });
   resync_ = std::thread([this] { resyncLoop(); });
+  workersStarted_ = true;
+  FEDHPA_LOG(info) << "caches synced; " << options_.workers << " workers started";
 }
 
 void ControllerManager::stop() {
@@ -59,42 +89,62 @@ void ControllerManager::stop() {
     stopping_ = true;
   }
   stopped_.notify_all();
+  if (starter_.joinable()) starter_.join();
   if (resync_.joinable()) resync_.join();
   queue_.shutDown();
   deploymentQueue_.shutDown();
   for (auto& worker : workers_) worker.join();
   workers_.clear();
   prober_.stop();
-  if (federatedHpas_) federatedHpas_->stop();
-  if (federatedDeployments_) federatedDeployments_->stop();
-  {
-    std::lock_guard lock(membersMutex_);
-    memberHpas_.clear();
-    memberDeployments_.clear();
-  }
+  federatedHpas_.stop();
+  federatedDeployments_.stop();
   registry_.stop();
+  std::lock_guard lock(membersMutex_);
+  memberWatches_.clear();
+}
+
+MemberHealth ControllerManager::healthOf(const std::string& name, const std::optional<json>& cluster, const MemberWatch* watch) {
+  for (const auto& condition : cluster->value("status", json::object()).value("conditions", json::array())) {
+    if (condition.value("type", "") != "Ready") continue;
+    if (condition.value("status", "") != "True") {
+      const auto since = api::parseRfc3339(condition.value("lastTransitionTime", ""));
+      const bool pastGrace = !since || time_.systemTime() - *since >= options_.clusterUnhealthyGrace;
+      return pastGrace ? MemberHealth::Released : MemberHealth::Unknown;
+    }
+    const bool known = watch && watch->hpas->hasSynced() && calls_.available(name);
+    return known ? MemberHealth::Healthy : MemberHealth::Unknown;
+  }
+  return MemberHealth::Unknown;  // not probed yet
 }
 
 std::vector<Member> ControllerManager::members() {
   std::vector<Member> out;
   for (const auto& name : registry_.names()) {
     const auto cluster = registry_.cluster(name);
-    auto client = registry_.client(name);
-    if (!cluster || !client) continue;
+    if (!cluster) continue;
+    std::shared_ptr<MemberWatch> watch;
+    {
+      std::lock_guard lock(membersMutex_);
+      const auto it = memberWatches_.find(name);
+      if (it != memberWatches_.end()) watch = it->second;
+    }
+    if (!watch) continue;
     std::map<std::string, std::string> labels;
     const json clusterLabels = (*cluster)["metadata"].value("labels", json::object());
     for (const auto& [key, value] : clusterLabels.items())
       if (value.is_string()) labels[key] = value.get<std::string>();
-    const bool ready = eligible(*cluster, options_.clusterUnhealthyGrace);
-    metrics_.setClusterReady(name, ready);
-    out.push_back({name, labels, ready, std::move(client)});
+    const MemberHealth health = healthOf(name, cluster, watch.get());
+    metrics_.setClusterReady(name, health == MemberHealth::Healthy);
+    // The listers share ownership of the watch: its client outlives every reconcile using it.
+    out.push_back({name, labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
+                   std::shared_ptr<const clusters::Lister>(watch, watch->deployments.get())});
   }
   return out;
 }
 
 void ControllerManager::worker() {
   while (auto key = queue_.get()) {
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = time_.monotonicTime();
     bool failed = false;
     try {
       reconciler_.reconcile(*key);
@@ -104,7 +154,7 @@ void ControllerManager::worker() {
       queue_.addRateLimited(*key);
       failed = true;
     }
-    metrics_.observeReconcile(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), failed);
+    metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
     queue_.done(*key);
   }
 }
@@ -123,39 +173,36 @@ void ControllerManager::deploymentWorker() {
 }
 
 void ControllerManager::enqueueAll() {
-  if (federatedHpas_)
-    for (const auto& hpa : federatedHpas_->list()) queue_.add(clusters::objectKey(hpa));
-  if (federatedDeployments_)
-    for (const auto& deployment : federatedDeployments_->list()) deploymentQueue_.add(clusters::objectKey(deployment));
+  for (const auto& hpa : federatedHpas_.list()) queue_.add(clusters::objectKey(hpa));
+  for (const auto& deployment : federatedDeployments_.list()) deploymentQueue_.add(clusters::objectKey(deployment));
 }
 
-// A member appeared, changed or went: watch its HPAs (a change there is a change of the
-// federated HPA of the same name), and look at every federated HPA again.
+// A member appeared, changed or went: watch its managed HPAs and Deployments (a change there is a
+// change of the federated object of the same name), and look at every federated object again.
 void ControllerManager::onMemberChange(const std::string& cluster) {
+  std::shared_ptr<MemberWatch> replaced;  // stopped outside the lock, once no reconcile holds it
   {
     std::lock_guard lock(membersMutex_);
-    memberHpas_.erase(cluster);
-    memberDeployments_.erase(cluster);
+    if (const auto it = memberWatches_.find(cluster); it != memberWatches_.end()) {
+      replaced = std::move(it->second);
+      memberWatches_.erase(it);
+    }
     if (auto client = registry_.client(cluster)) {
       clusters::InformerOptions options;
       options.selectors.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
-      auto watchMember = [&](const clusters::Resource& resource, WorkQueue& queue) {
-        auto enqueue = [&queue](const json& object) { queue.add(clusters::objectKey(object)); };
-        auto informer = std::make_unique<clusters::Informer>(
-            *client, resource, clusters::InformerHandlers{enqueue, [=](const json&, const json& now) { enqueue(now); }, enqueue},
-            options);
-        informer->start();
-        return informer;
-      };
-      // The informers use the client; this map keeps it alive for as long as they run.
-      memberClients_[cluster] = client;
-      memberHpas_[cluster] = watchMember(kHpas, queue_);
-      memberDeployments_[cluster] = watchMember(kDeployments, deploymentQueue_);
+      auto watch = std::make_shared<MemberWatch>();
+      watch->client = client;
+      watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueing(queue_), options);
+      watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), options);
+      watch->hpas->start();
+      watch->deployments->start();
+      memberWatches_[cluster] = std::move(watch);
       prober_.probeSoon();
     } else {
-      memberClients_.erase(cluster);
+      calls_.forget(cluster);
     }
   }
+  replaced.reset();
   enqueueAll();
 }
 

@@ -1,66 +1,88 @@
 // `fedhpa controller-manager`: the HPA federation controller in kubernetes/sample-controller's
-// shape. Informers on federated HPAs (the federation API) and on every member's HPAs feed one
-// rate-limited work queue of federated keys; workers run HpaReconciler::reconcile(key). The
-// cluster registry keeps a client per member and the prober keeps their Ready conditions.
+// shape. Informers on federated HPAs and Deployments (the federation API) and on every member's
+// managed HPAs and Deployments fill caches and feed rate-limited work queues of federated keys;
+// workers run the reconcilers, which read those caches. Workers start only once the caches have
+// synced and one probe round has set every member's Ready condition. The cluster registry keeps a
+// client per member; MemberCalls keeps a dead or slow member from stalling the others.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/informer.h"
+#include "federation/common/time_source.h"
 #include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/hpa_reconciler.h"
+#include "federation/controller/member_calls.h"
 #include "federation/controller/work_queue.h"
 
 namespace fedhpa::controller {
 
 struct ControllerOptions {
-  int workers = 4;
+  int workers = 8;
   std::chrono::milliseconds resyncPeriod{30000};
   std::chrono::milliseconds clusterProbePeriod{10000};
   std::chrono::milliseconds clusterUnhealthyGrace{40000};
+  // How long start waits for members' informers to sync; one that has not is "unknown" after.
+  std::chrono::milliseconds memberSyncTimeout{10000};
+  MemberCallOptions memberCalls;
   partitioner::Policy policy;
 };
 
 class ControllerManager : public MemberClusters {
  public:
-  ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients, ControllerOptions options);
+  ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients, ControllerOptions options,
+                    TimeSource& time);
   ~ControllerManager() override;
 
+  // Returns at once; the workers start once the caches have synced (workersStarted() tells).
   void start();
   void stop();
+  bool workersStarted() const { return workersStarted_; }
   std::vector<Member> members() override;
   std::string renderMetrics() { return metrics_.render(queue_.length()); }
 
  private:
+  // One member's informers and the client they read through, alive as long as any reconcile holds them.
+  struct MemberWatch {
+    std::shared_ptr<clusters::KubeClient> client;
+    std::unique_ptr<clusters::Informer> hpas;
+    std::unique_ptr<clusters::Informer> deployments;
+  };
+
+  void waitForCachesThenRun();
   void enqueueAll();
   void worker();
   void deploymentWorker();
   void onMemberChange(const std::string& cluster);
   void resyncLoop();
+  bool stopping();
+  MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
 
   clusters::KubeClient& federation_;
   ControllerOptions options_;
+  TimeSource& time_;
   clusters::ClusterRegistry registry_;
   clusters::ClusterHealthProber prober_;
   WorkQueue queue_;             // federated HPAs
   WorkQueue deploymentQueue_;   // federated Deployments
   ControllerMetrics metrics_;
   EventRecorder events_;
+  MemberCalls calls_;
+  clusters::Informer federatedHpas_;
+  clusters::Informer federatedDeployments_;
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
-  std::unique_ptr<clusters::Informer> federatedHpas_;
-  std::unique_ptr<clusters::Informer> federatedDeployments_;
   std::mutex membersMutex_;
-  std::map<std::string, std::shared_ptr<clusters::KubeClient>> memberClients_;  // what the informers use
-  std::map<std::string, std::unique_ptr<clusters::Informer>> memberHpas_;       // by cluster
-  std::map<std::string, std::unique_ptr<clusters::Informer>> memberDeployments_;
+  std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster
+  std::atomic<bool> workersStarted_{false};
+  std::thread starter_;
   std::vector<std::thread> workers_;
   std::thread resync_;
   std::mutex stopMutex_;

@@ -26,6 +26,25 @@ bool managedByUs(const json& object) {
   return object["metadata"].value("labels", json::object()).value(kManagedByLabel, "") == kManagedByValue;
 }
 
+bool hasFinalizer(const json& object, const std::string& finalizer) {
+  const auto finalizers = object["metadata"].value("finalizers", std::vector<std::string>{});
+  return std::find(finalizers.begin(), finalizers.end(), finalizer) != finalizers.end();
+}
+
+std::optional<json> cachedCopy(const Member& member, const std::string& ns, const std::string& name) {
+  auto local = member.deployments ? member.deployments->get(ns, name) : std::nullopt;
+  if (local && !managedByUs(*local)) local.reset();
+  return local;
+}
+
+void throwFirstFailure(const std::vector<MemberCall>& calls, const std::vector<MemberCallOutcome>& outcomes, ControllerMetrics& metrics) {
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].ok() || outcomes[i].error->kind() == ClientError::Kind::NotFound) continue;
+    metrics.countMemberError(calls[i].member);
+    throw *outcomes[i].error;
+  }
+}
+
 }  // namespace
 
 std::vector<long long> spreadEvenly(long long replicas, std::size_t members) {
@@ -37,50 +56,67 @@ std::vector<long long> spreadEvenly(long long replicas, std::size_t members) {
   return out;
 }
 
-DeploymentReconciler::DeploymentReconciler(clusters::KubeClient& federation, MemberClusters& members, ControllerMetrics& metrics)
-    : federation_(federation), members_(members), metrics_(metrics) {}
+DeploymentReconciler::DeploymentReconciler(ReconcilerContext context) : context_(context) {}
+
+// As for HPAs: every reachable copy deleted (or orphaned), and the finalizer kept while a member
+// that may hold one cannot be reached.
+void DeploymentReconciler::finalize(const json& federated, const std::vector<Member>& members) {
+  if (!hasFinalizer(federated, kFederationFinalizer)) return;
+  const bool orphan = hasFinalizer(federated, "orphan");
+  const std::string ns = metaField(federated, "namespace");
+  const std::string name = metaField(federated, "name");
+  std::vector<MemberCall> calls;
+  std::string waitingFor;
+  for (const auto& member : members) {
+    const bool synced = member.deployments && member.deployments->hasSynced();
+    const auto local = cachedCopy(member, ns, name);
+    if (member.health != MemberHealth::Healthy || !synced) {
+      if (local || !synced) waitingFor += (waitingFor.empty() ? "" : ", ") + member.name;
+      continue;
+    }
+    if (!local) continue;
+    auto client = member.client;
+    if (orphan) {
+      json released = *local;
+      released["metadata"]["labels"].erase(kManagedByLabel);
+      calls.push_back({member.name, [=] { return client->update(kDeployments, released); }});
+    } else {
+      const std::string version = metaField(*local, "resourceVersion");
+      calls.push_back({member.name, [=] { return client->remove(kDeployments, ns, name, "", version); }});
+    }
+  }
+  throwFirstFailure(calls, context_.calls.callAll(calls), context_.metrics);
+  for (std::size_t i = 0; i < calls.size(); ++i) context_.metrics.countMemberWrite(orphan ? "orphan" : "delete");
+  if (!waitingFor.empty()) {
+    context_.events.record(federated, "Warning", "WaitingForMembers", "deletion waits until these members can be reached: " + waitingFor);
+    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + ns + "/" + name + " waits for " + waitingFor);
+  }
+  json released = federated;
+  auto finalizers = federated["metadata"].value("finalizers", std::vector<std::string>{});
+  finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
+  released["metadata"]["finalizers"] = finalizers;
+  context_.federation.update(kDeployments, released);
+}
 
 void DeploymentReconciler::reconcile(const std::string& key) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  json federated;
-  try {
-    federated = federation_.get(kDeployments, ns, name);
-  } catch (const ClientError& error) {
-    if (error.kind() == ClientError::Kind::NotFound) return;
-    throw;
-  }
-  auto members = members_.members();
+  auto cached = context_.federatedDeployments.get(ns, name);
+  if (!cached) return;
+  auto members = context_.members.members();
   std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  auto finalizers = federated["metadata"].value("finalizers", std::vector<std::string>{});
-  const bool ours = std::find(finalizers.begin(), finalizers.end(), kFederationFinalizer) != finalizers.end();
-
-  if (!metaField(federated, "deletionTimestamp").empty()) {
-    if (!ours) return;
-    const bool orphan = std::find(finalizers.begin(), finalizers.end(), "orphan") != finalizers.end();
-    for (const auto& member : members) {
-      try {
-        if (orphan)
-          member.client->mergePatch(kDeployments, ns, name, {{"metadata", {{"labels", {{kManagedByLabel, nullptr}}}}}});
-        else
-          member.client->remove(kDeployments, ns, name);
-      } catch (const ClientError& error) {
-        if (error.kind() != ClientError::Kind::NotFound) throw;
-      }
-    }
-    finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
-    federation_.mergePatch(kDeployments, ns, name,
-                           {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
+  if (!metaField(*cached, "deletionTimestamp").empty()) {
+    finalize(*cached, members);
     return;
   }
-  if (!ours) {
-    finalizers.push_back(kFederationFinalizer);
-    federation_.mergePatch(kDeployments, ns, name,
-                           {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
+  json federated = *cached;
+  if (!hasFinalizer(federated, kFederationFinalizer)) {
+    federated["metadata"]["finalizers"].push_back(kFederationFinalizer);
+    federated = context_.federation.update(kDeployments, federated);
   }
 
-  // Where it goes: the HPA's clusters when one targets it, else every eligible, selected member.
+  // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
   const std::string targetList = annotation(federated, kHpaTargetClusterListAnnotation);
   const bool hpaManaged = !targetList.empty();
   std::set<std::string> placed;
@@ -92,7 +128,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     const std::string selector = annotation(federated, kClusterSelectorAnnotation);
     for (const auto& member : members) {
       try {
-        if (member.ready && clusterSelected(selector, member.labels)) placed.insert(member.name);
+        if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
       } catch (const SelectorError& error) {
         FEDHPA_LOG(warning) << "deployment " << key << ": " << error.what();
         return;
@@ -103,26 +139,21 @@ void DeploymentReconciler::reconcile(const std::string& key) {
 
   long long replicas = 0, ready = 0, available = 0, updated = 0;
   std::size_t index = 0;
+  std::vector<MemberCall> calls;
   for (const auto& member : members) {
-    if (!member.ready) continue;  // unreachable members are left as they are
-    std::optional<json> local;
-    try {
-      local = member.client->get(kDeployments, ns, name);
-    } catch (const ClientError& error) {
-      if (error.kind() != ClientError::Kind::NotFound) {
-        metrics_.countMemberError(member.name);
-        continue;
-      }
-    }
-    if (local && !managedByUs(*local)) continue;  // not ours: left alone
-    if (!placed.count(member.name)) {
+    const bool isPlaced = placed.count(member.name) > 0;
+    const long long share = isPlaced ? shares[index++] : 0;
+    // Only members whose cache can be trusted are written; the others are left as they are.
+    if (member.health != MemberHealth::Healthy || !member.deployments || !member.deployments->hasSynced()) continue;
+    const auto local = cachedCopy(member, ns, name);
+    auto client = member.client;
+    if (!isPlaced) {
       if (local) {
-        member.client->remove(kDeployments, ns, name);
-        metrics_.countMemberWrite("delete");
+        const std::string version = metaField(*local, "resourceVersion");
+        calls.push_back({member.name, [=] { return client->remove(kDeployments, ns, name, "", version); }});
       }
       continue;
     }
-    const long long share = shares[index++];
     json spec = federated.value("spec", json::object());
     // A local HPA owns the replicas of a Deployment it targets: federation never writes them then.
     // (at least 1 there: an HPA does not scale a Deployment from zero replicas)
@@ -136,12 +167,11 @@ void DeploymentReconciler::reconcile(const std::string& key) {
                    {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
                    {"spec", spec}};
       if (hpaManaged) copy["spec"]["replicas"] = 1;  // the local HPA takes it from here
-      member.client->create(kDeployments, ns, copy);
-      metrics_.countMemberWrite("create");
+      calls.push_back({member.name, [=] { return client->create(kDeployments, ns, copy); }});
     } else if (local->value("spec", json::object()) != spec) {
-      json patch = {{"spec", spec}};
-      member.client->mergePatch(kDeployments, ns, name, patch);
-      metrics_.countMemberWrite("update");
+      json changed = *local;  // with the resourceVersion it was read at
+      changed["spec"] = spec;
+      calls.push_back({member.name, [=] { return client->update(kDeployments, changed); }});
     }
     if (local) {
       const json status = local->value("status", json::object());
@@ -151,13 +181,17 @@ void DeploymentReconciler::reconcile(const std::string& key) {
       updated += status.value("updatedReplicas", 0LL);
     }
   }
+  throwFirstFailure(calls, context_.calls.callAll(calls), context_.metrics);
+  for (std::size_t i = 0; i < calls.size(); ++i) context_.metrics.countMemberWrite("deployment");
   const json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                        {"replicas", replicas},
                        {"readyReplicas", ready},
                        {"availableReplicas", available},
                        {"updatedReplicas", updated}};
-  if (federated.value("status", json::object()) != status)
-    federation_.mergePatch(kDeployments, ns, name, {{"status", status}}, "status");
+  if (federated.value("status", json::object()) != status) {
+    federated["status"] = status;
+    context_.federation.update(kDeployments, federated, "status");
+  }
 }
 
 }  // namespace fedhpa::controller

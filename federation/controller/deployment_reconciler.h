@@ -21,13 +21,15 @@ std::vector<long long> spreadEvenly(long long replicas, std::size_t members);
 
 class DeploymentReconciler {
  public:
-  DeploymentReconciler(clusters::KubeClient& federation, MemberClusters& members, ControllerMetrics& metrics);
+  explicit DeploymentReconciler(ReconcilerContext context);
+  // Throws when the key should come back later: a member write failed, or a member that may hold
+  // a copy of a Deployment being deleted cannot be reached.
   void reconcile(const std::string& key);
 
  private:
-  clusters::KubeClient& federation_;
-  MemberClusters& members_;
-  ControllerMetrics& metrics_;
+  void finalize(const clusters::json& federated, const std::vector<Member>& members);
+
+  ReconcilerContext context_;
 };
 
 }  // namespace fedhpa::controller

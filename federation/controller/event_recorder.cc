@@ -15,7 +15,8 @@ const clusters::Resource kEvents{"", "v1", "events", true};
 
 }  // namespace
 
-EventRecorder::EventRecorder(clusters::KubeClient& federation) : federation_(federation), poster_([this] { run(); }) {}
+EventRecorder::EventRecorder(clusters::KubeClient& federation, TimeSource& time)
+    : federation_(federation), time_(time), poster_([this] { run(); }) {}
 
 EventRecorder::~EventRecorder() {
   {
@@ -28,7 +29,7 @@ EventRecorder::~EventRecorder() {
 
 void EventRecorder::record(const json& object, const std::string& type, const std::string& reason, const std::string& message) {
   const json& metadata = object["metadata"];
-  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
+  const std::string now = api::formatRfc3339(time_.systemTime());
   json event = {{"apiVersion", "v1"},
                 {"kind", "Event"},
                 {"metadata", {{"generateName", metadata.value("name", "") + "."}, {"namespace", metadata.value("namespace", "")}}},
@@ -66,14 +67,48 @@ void EventRecorder::run() {
     lock.unlock();
     bool posted = true;
     try {
-      federation_.create(kEvents, event["metadata"].value("namespace", ""), event);
+      post(std::move(event));
     } catch (const clusters::ClientError& error) {
       posted = false;
-      FEDHPA_LOG(warning) << "recording event " << event.value("reason", "") << ": " << error.what();
+      FEDHPA_LOG(warning) << "recording event: " << error.what();
     }
     lock.lock();
     // Shutting down with the API gone: what is left would only wait out every retry.
     if (!posted && stopping_) return;
+  }
+}
+
+void EventRecorder::post(json event) {
+  const std::string key = event["involvedObject"].value("uid", "") + "\n" + event.value("type", "") + "\n" +
+                          event.value("reason", "") + "\n" + event.value("message", "");
+  const auto now = time_.monotonicTime();
+  if (const auto it = posted_.find(key); it != posted_.end() && now - it->second.at < kRepeatWindow) {
+    Posted& earlier = it->second;
+    const json patch = {{"count", earlier.count + 1}, {"lastTimestamp", event["lastTimestamp"]}};
+    try {
+      federation_.mergePatch(kEvents, earlier.namespaceName, earlier.name, patch);
+      ++earlier.count;
+      earlier.at = now;
+      postedOrder_.splice(postedOrder_.end(), postedOrder_, earlier.age);
+      return;
+    } catch (const clusters::ClientError& error) {
+      if (error.kind() != clusters::ClientError::Kind::NotFound) throw;
+      // The Event expired or was deleted: post it anew.
+    }
+  }
+  if (const auto it = posted_.find(key); it != posted_.end()) {
+    postedOrder_.erase(it->second.age);
+    posted_.erase(it);
+  }
+  const std::string ns = event["metadata"].value("namespace", "");
+  const json created = federation_.create(kEvents, ns, event);
+  const std::string name = created.value("metadata", json::object()).value("name", "");
+  if (name.empty()) return;
+  postedOrder_.push_back(key);
+  posted_[key] = Posted{name, ns, 1, now, std::prev(postedOrder_.end())};
+  if (postedOrder_.size() > kMaxRemembered) {
+    posted_.erase(postedOrder_.front());
+    postedOrder_.pop_front();
   }
 }
 

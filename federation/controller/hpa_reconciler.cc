@@ -1,8 +1,10 @@
 #include "federation/controller/hpa_reconciler.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "federation/api/hpa_decode.h"
+#include "federation/api/hpa_defaults.h"
 #include "federation/api/time.h"
 #include "federation/controller/cluster_selector.h"
 #include "federation/common/logging.h"
@@ -15,12 +17,14 @@ using clusters::ClientError;
 const clusters::Resource kHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
 
 namespace {
+
 constexpr const char* kHpaTargetClusterList = "federation.kubernetes.io/hpa-target-cluster-list";
-}  // namespace
-
-namespace {
-
 const clusters::Resource kNamespaces{"", "v1", "namespaces", false};
+const clusters::Resource kFederatedDeployments{"apps", "v1", "deployments", true};
+// How long a member's HPA that fedhpa did not create keeps that member out before it is tried again.
+constexpr std::chrono::minutes kForeignRecheck{5};
+// The spec fields fedhpa writes to a member's copy; anything else there is the member's own.
+constexpr const char* kOwnedSpecFields[] = {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"};
 
 std::string metaField(const json& object, const char* field) { return object["metadata"].value(field, ""); }
 
@@ -28,19 +32,27 @@ std::vector<std::string> finalizersOf(const json& object) {
   return object["metadata"].value("finalizers", std::vector<std::string>{});
 }
 
+bool hasFinalizer(const json& object, const std::string& finalizer) {
+  const auto finalizers = finalizersOf(object);
+  return std::find(finalizers.begin(), finalizers.end(), finalizer) != finalizers.end();
+}
+
 bool managedByUs(const json& hpa) {
   return hpa["metadata"].value("labels", json::object()).value(kManagedByLabel, "") == kManagedByValue;
 }
 
-std::map<std::string, std::string> annotationsOf(const json& object) {
-  std::map<std::string, std::string> out;
+std::string annotationOf(const json& object, const char* name) {
   const json annotations = object["metadata"].value("annotations", json::object());
-  for (const auto& [key, value] : annotations.items())
-    if (value.is_string()) out[key] = value.get<std::string>();
-  return out;
+  const auto it = annotations.find(name);
+  return it != annotations.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// The local copy: the federated spec with the member's limits, labelled as ours.
+partitioner::Limits limitsOf(const json& hpa) {
+  const json spec = hpa.value("spec", json::object());
+  return {spec.value("minReplicas", 1LL), spec.value("maxReplicas", 0LL)};
+}
+
+// The local copy's spec: the federated spec with the member's limits.
 json localSpec(const json& federated, const partitioner::Limits& limits) {
   json spec = federated.value("spec", json::object());
   spec["minReplicas"] = limits.min;
@@ -48,30 +60,74 @@ json localSpec(const json& federated, const partitioner::Limits& limits) {
   return spec;
 }
 
+// The fields fedhpa owns, as an API server that defaults autoscaling/v2 would store them: equal
+// here means a write would change nothing.
+json ownedFields(json spec) {
+  api::applyHpaV2Defaults(spec);
+  json owned = json::object();
+  for (const char* field : kOwnedSpecFields)
+    if (spec.contains(field)) owned[field] = spec[field];
+  return owned;
+}
+
+std::string describe(const partitioner::Move& move) {
+  if (!move.after) return "removed from " + move.cluster + ": " + move.reason;
+  const std::string limits = "min " + std::to_string(move.after->min) + ", max " + std::to_string(move.after->max);
+  return (move.before ? move.cluster + " now " + limits : "placed on " + move.cluster + " (" + limits + ")") + ": " + move.reason;
+}
+
+// The per-cluster breakdown reconcile last wrote: what each member held then. It stands in for a
+// member the controller has not been able to read since it started.
+std::map<std::string, partitioner::Limits> recordedLimits(const json& federated) {
+  std::map<std::string, partitioner::Limits> out;
+  const json breakdown = json::parse(annotationOf(federated, kClusterStatusAnnotation), nullptr, false);
+  if (!breakdown.is_object()) return out;
+  for (const auto& [member, entry] : breakdown.items()) {
+    if (!entry.is_object() || !entry.value("max", json()).is_number_integer()) continue;
+    out[member] = {entry.value("min", 1LL), entry.value("max", 0LL)};
+  }
+  return out;
+}
+
 }  // namespace
 
-HpaReconciler::HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
-                             ControllerMetrics& metrics, EventRecorder& events)
-    : federation_(federation), members_(members), policy_(policy), metrics_(metrics), events_(events) {}
+bool maxInvariantHolds(partitioner::Replicas federatedMax, const std::vector<partitioner::Replicas>& localMaxima) {
+  return std::accumulate(localMaxima.begin(), localMaxima.end(), partitioner::Replicas{0}) <= federatedMax;
+}
 
-std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const std::string& ns, const std::string& name) {
+HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy policy) : context_(context), policy_(policy) {}
+
+bool HpaReconciler::isForeign(const std::string& member, const std::string& key) {
+  std::lock_guard lock(foreignMutex_);
+  const auto it = foreign_.find({member, key});
+  if (it == foreign_.end()) return false;
+  if (context_.time.monotonicTime() - it->second < kForeignRecheck) return true;
+  foreign_.erase(it);
+  return false;
+}
+
+std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& federated) {
+  const std::string ns = metaField(federated, "namespace");
+  const std::string name = metaField(federated, "name");
+  const std::string key = ns + "/" + name;
+  const auto recorded = recordedLimits(federated);
+  auto members = context_.members.members();
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::vector<MemberHpa> out;
-  for (auto& member : members_.members()) {
-    MemberHpa local{member, std::nullopt, false, true};
-    try {
-      const json hpa = member.client->get(kHpas, ns, name);
-      if (managedByUs(hpa)) local.hpa = hpa;
-      else local.foreign = true;
-    } catch (const ClientError& error) {
-      if (error.kind() != ClientError::Kind::NotFound) {
-        local.reachable = false;
-        metrics_.countMemberError(member.name);
-        FEDHPA_LOG(debug) << "member " << member.name << ": " << error.what();
-      }
+  for (auto& member : members) {
+    MemberHpa local{member, std::nullopt, std::nullopt, isForeign(member.name, key)};
+    const bool synced = member.hpas && member.hpas->hasSynced();
+    std::optional<json> cached = member.hpas ? member.hpas->get(ns, name) : std::nullopt;
+    if (cached && !managedByUs(*cached)) cached.reset();
+    local.hpa = expectations_.current(member.name, key, cached);
+    if (local.hpa) {
+      local.limits = limitsOf(*local.hpa);
+    } else if (!synced) {
+      // Never read since this process started: what the member held when status was last written.
+      if (const auto it = recorded.find(member.name); it != recorded.end()) local.limits = it->second;
     }
     out.push_back(std::move(local));
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.member.name < b.member.name; });
   return out;
 }
 
@@ -79,30 +135,35 @@ void HpaReconciler::reconcile(const std::string& key) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  json federated;
-  try {
-    federated = federation_.get(kHpas, ns, name);
-  } catch (const ClientError& error) {
-    if (error.kind() == ClientError::Kind::NotFound) return;  // gone, and its finalizer did the cleanup
-    throw;
-  }
-  const auto locals = readMembers(ns, name);
-  if (!metaField(federated, "deletionTimestamp").empty()) {
-    finalize(federated, locals);
+  const auto cached = context_.federatedHpas.get(ns, name);
+  if (!cached) return;  // gone, and its finalizer did the cleanup
+  auto locals = readMembers(*cached);
+  if (!metaField(*cached, "deletionTimestamp").empty()) {
+    finalize(*cached, locals);
     return;
   }
-  ensureFinalizer(federated);
+  const json federated = ensureFinalizer(*cached);
 
   const auto decoded = api::decodeFederatedHpa(federated, "federated");
-  const std::string selector = annotationsOf(federated)[kClusterSelectorAnnotation];
+  const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
+  // Members that may hold a copy but cannot be planned for keep what they hold: their share of
+  // the federated limits is frozen, and the rest is partitioned over the healthy members.
+  partitioner::Limits frozen{0, 0};
   std::vector<partitioner::ClusterState> states;
   for (const auto& local : locals) {
-    if (!local.member.ready || !local.reachable || local.foreign) continue;
+    if (local.foreign || local.member.health == MemberHealth::Released) continue;
+    if (local.member.health == MemberHealth::Unknown) {
+      if (local.limits) {
+        frozen.min += local.limits->min;
+        frozen.max += local.limits->max;
+      }
+      continue;
+    }
     bool selected = false;
     try {
       selected = clusterSelected(selector, local.member.labels);
     } catch (const SelectorError& error) {
-      events_.record(federated, "Warning", "InvalidClusterSelector", error.what());
+      context_.events.record(federated, "Warning", "InvalidClusterSelector", error.what());
       return;
     }
     if (!selected) continue;
@@ -112,134 +173,218 @@ void HpaReconciler::reconcile(const std::string& key) {
       state.preferences = preferences->second;
     states.push_back(std::move(state));
   }
+
+  partitioner::FederatedSpec available = decoded.spec;
+  available.limits.max -= frozen.max;
+  available.limits.min = std::clamp(decoded.spec.limits.min - frozen.min, partitioner::Replicas{1},
+                                    std::max(partitioner::Replicas{1}, available.limits.max));
+  partitioner::Plan plan;
+  if (available.limits.max >= 1) {
+    plan = partitioner::partition(available, states, policy_, context_.time.systemTime());
+  } else {
+    // Members that are not answering hold the whole federated max: nothing is left to place.
+    for (const auto& state : states) {
+      plan.clusters.push_back({state.name, std::nullopt});
+      if (state.hpa) plan.moves.push_back({state.name, state.hpa->limits, std::nullopt, "members that are not answering hold the federated max"});
+    }
+  }
+  const auto failure = applyPlan(federated, plan, locals);
+  if (!plan.moves.empty()) {
+    std::string message;
+    for (const auto& move : plan.moves) message += (message.empty() ? "" : "; ") + describe(move);
+    context_.events.record(federated, "Normal", "Rebalanced", message);
+  }
   for (const auto& local : locals)
     if (local.foreign)
-      events_.record(federated, "Warning", "ForeignHpa",
-                  "member " + local.member.name + " has an HPA " + name + " that fedhpa did not create; left alone");
+      context_.events.record(federated, "Warning", "ForeignHpa",
+                             "member " + local.member.name + " has an HPA " + name + " that fedhpa did not create; left alone");
+  if (failure) throw *failure;
 
-  const partitioner::Plan plan = partitioner::partition(decoded.spec, states, policy_, std::chrono::system_clock::now());
-  const bool wroteMembers = applyPlan(federated, plan, locals);
   std::vector<std::string> holders;
-  for (const auto& cluster : plan.clusters)
-    if (cluster.limits) holders.push_back(cluster.name);
+  for (const auto& local : locals)
+    if (local.hpa && local.member.health != MemberHealth::Released) holders.push_back(local.member.name);
   markTargetDeployment(federated, holders);
-  // What was just read is still what the members hold unless this reconcile wrote to them.
-  aggregateStatus(federated, wroteMembers ? readMembers(ns, name) : locals);
+  aggregateStatus(federated, locals);
 }
 
-// Step 4, decreases first: no observer of all members may see the local maxima add up to more
-// than the federated max, so every lowered max (and every delete) lands before any raised one.
-bool HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals) {
+// Decreases first: no observer of all members may see the local maxima add up to more than the
+// federated max, so every raise waits until every lowered max and every delete is acknowledged.
+std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan,
+                                                    std::vector<MemberHpa>& locals) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;
   for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
-  std::vector<std::pair<const MemberHpa*, std::optional<partitioner::Limits>>> lowering, raising;
-  for (const auto& local : locals) {
-    if (!local.reachable || local.foreign) continue;
-    const auto target = wanted.count(local.member.name) ? wanted[local.member.name] : std::nullopt;
-    const std::optional<long long> currentMax =
-        local.hpa ? std::optional<long long>(local.hpa->value("spec", json::object()).value("maxReplicas", 0LL)) : std::nullopt;
+  std::vector<std::size_t> lowering, raising;
+  std::vector<std::optional<partitioner::Limits>> targets(locals.size());
+  for (std::size_t i = 0; i < locals.size(); ++i) {
+    const MemberHpa& local = locals[i];
+    // Only what the cache can vouch for is written: never a member whose state is not known.
+    if (local.foreign || local.member.health != MemberHealth::Healthy) continue;
+    const auto it = wanted.find(local.member.name);
+    targets[i] = it != wanted.end() ? it->second : std::nullopt;
+    const auto& target = targets[i];
     if (!target) {
-      if (local.hpa) lowering.push_back({&local, std::nullopt});
-    } else if (currentMax && target->max <= *currentMax) {
-      lowering.push_back({&local, target});
+      if (local.hpa) lowering.push_back(i);
+    } else if (local.hpa && ownedFields(local.hpa->value("spec", json::object())) == ownedFields(localSpec(federated, *target))) {
+      continue;  // no-op: nothing fedhpa owns would change
+    } else if (local.limits && target->max <= local.limits->max) {
+      lowering.push_back(i);
     } else {
-      raising.push_back({&local, target});
+      raising.push_back(i);
     }
   }
-  bool wrote = false;
-  for (const auto& [local, limits] : lowering) wrote = writeLocal(federated, *local, limits) || wrote;
-  for (const auto& [local, limits] : raising) wrote = writeLocal(federated, *local, limits) || wrote;
-  for (const auto& move : plan.moves) {
-    const std::string what = !move.after ? "removed from " + move.cluster
-                             : !move.before ? "placed on " + move.cluster + " (min " + std::to_string(move.after->min) +
-                                                  ", max " + std::to_string(move.after->max) + ")"
-                                            : move.cluster + " now min " + std::to_string(move.after->min) + ", max " +
-                                                  std::to_string(move.after->max);
-    events_.record(federated, "Normal", "Rebalanced", what + ": " + move.reason);
-  }
-  return wrote;
+  const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
+  std::optional<ClientError> failure;
+  auto write = [&](const std::vector<std::size_t>& which) {
+    std::vector<MemberCall> calls;
+    for (const std::size_t i : which) calls.push_back(writeCall(federated, locals[i], targets[i]));
+    const auto outcomes = context_.calls.callAll(calls);
+    for (std::size_t n = 0; n < which.size(); ++n) {
+      MemberHpa& local = locals[which[n]];
+      const auto& outcome = outcomes[n];
+      if (!outcome.ok()) {
+        if (outcome.error->kind() == ClientError::Kind::AlreadyExists) {
+          // An HPA of that name that the cache does not show: one fedhpa did not create.
+          std::lock_guard lock(foreignMutex_);
+          foreign_[{local.member.name, key}] = context_.time.monotonicTime();
+          local.foreign = true;
+        }
+        context_.metrics.countMemberError(local.member.name);
+        FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << key << ": " << outcome.error->what();
+        if (!failure) failure = outcome.error;
+        continue;
+      }
+      if (!targets[which[n]]) {
+        expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
+        local.hpa.reset();
+        local.limits.reset();
+      } else {
+        expectations_.written(local.member.name, key, *outcome.object);
+        local.hpa = *outcome.object;
+        local.limits = limitsOf(*outcome.object);
+      }
+    }
+  };
+  write(lowering);
+  if (failure) return failure;  // a raise may depend on any of the lowerings
+  write(raising);
+  return failure;
 }
 
-bool HpaReconciler::writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits) {
+MemberCall HpaReconciler::writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits) {
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
-  auto& client = *local.member.client;
-  try {
-    if (!limits) {
-      client.remove(kHpas, ns, name);
-      metrics_.countMemberWrite("delete");
-      return true;
-    }
-    const json spec = localSpec(federated, *limits);
-    if (local.hpa) {
-      if (local.hpa->value("spec", json::object()) == spec) return false;
-      json patch = {{"spec", spec}};
-      // Fields the federated spec dropped are dropped locally too (merge patch: null deletes).
-      const json localSpecNow = local.hpa->value("spec", json::object());
-      for (const auto& [field, value] : localSpecNow.items())
-        if (!spec.contains(field)) patch["spec"][field] = nullptr;
-      client.mergePatch(kHpas, ns, name, patch);
-      metrics_.countMemberWrite("update");
-      return true;
-    }
-    json labels = federated["metadata"].value("labels", json::object());
-    labels[kManagedByLabel] = kManagedByValue;
-    const json hpa = {{"apiVersion", "autoscaling/v2"},
-                      {"kind", "HorizontalPodAutoscaler"},
-                      {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
-                      {"spec", spec}};
-    try {
-      client.create(kHpas, ns, hpa);
-    } catch (const ClientError& error) {
-      if (error.kind() != ClientError::Kind::NotFound) throw;
-      // The member lacks the namespace: make it, as kubefed v1 propagated namespaces.
-      client.create(kNamespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
-      client.create(kHpas, ns, hpa);
-    }
-    metrics_.countMemberWrite("create");
-    return true;
-  } catch (const ClientError& error) {
-    metrics_.countMemberError(local.member.name);
-    FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << ns << "/" << name << ": " << error.what();
-    throw;
+  auto client = local.member.client;
+  ControllerMetrics& metrics = context_.metrics;
+  if (!limits) {
+    const std::string version = metaField(*local.hpa, "resourceVersion");
+    return {local.member.name, [=, &metrics] {
+              json answer = client->remove(kHpas, ns, name, "", version);
+              metrics.countMemberWrite("delete");
+              return answer;
+            }};
   }
+  if (local.hpa) {
+    json updated = *local.hpa;  // carries the resourceVersion the plan was made from
+    updated["spec"] = localSpec(federated, *limits);
+    return {local.member.name, [=, &metrics] {
+              json answer = client->update(kHpas, updated);
+              metrics.countMemberWrite("update");
+              return answer;
+            }};
+  }
+  json labels = federated["metadata"].value("labels", json::object());
+  labels[kManagedByLabel] = kManagedByValue;
+  const json hpa = {{"apiVersion", "autoscaling/v2"},
+                    {"kind", "HorizontalPodAutoscaler"},
+                    {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
+                    {"spec", localSpec(federated, *limits)}};
+  return {local.member.name, [=, &metrics] {
+            json answer;
+            try {
+              answer = client->create(kHpas, ns, hpa);
+            } catch (const ClientError& error) {
+              if (error.kind() != ClientError::Kind::NotFound) throw;
+              // The member lacks the namespace: make it, as kubefed v1 propagated namespaces.
+              try {
+                client->create(kNamespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+              } catch (const ClientError& namespaceError) {
+                if (namespaceError.kind() != ClientError::Kind::AlreadyExists) throw;
+              }
+              answer = client->create(kHpas, ns, hpa);
+            }
+            metrics.countMemberWrite("create");
+            return answer;
+          }};
 }
 
+// Deleting (or orphaning) every copy, then releasing the federated HPA. The finalizer stays while
+// any member that may hold a copy cannot be reached, as kube's garbage collector waits for
+// dependents it cannot see: a member that comes back must not keep a copy nobody manages.
 void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>& locals) {
-  auto finalizers = finalizersOf(federated);
-  if (std::find(finalizers.begin(), finalizers.end(), kFederationFinalizer) == finalizers.end()) return;
-  const bool orphan = std::find(finalizers.begin(), finalizers.end(), "orphan") != finalizers.end();
+  if (!hasFinalizer(federated, kFederationFinalizer)) return;
+  const bool orphan = hasFinalizer(federated, "orphan");
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
+  const std::string key = ns + "/" + name;
+  std::vector<MemberCall> calls;
+  std::vector<std::string> waitingFor;
   for (const auto& local : locals) {
-    if (!local.hpa) continue;
-    if (orphan) {  // left in place, and no longer ours
-      local.member.client->mergePatch(kHpas, ns, name, {{"metadata", {{"labels", {{kManagedByLabel, nullptr}}}}}});
-      metrics_.countMemberWrite("orphan");
-    } else {
-      local.member.client->remove(kHpas, ns, name);
-      metrics_.countMemberWrite("delete");
+    if (local.foreign) continue;
+    const bool mayHoldCopy = local.hpa || local.limits || !(local.member.hpas && local.member.hpas->hasSynced());
+    if (local.member.health != MemberHealth::Healthy) {
+      if (mayHoldCopy) waitingFor.push_back(local.member.name);
+      continue;
     }
+    if (!local.hpa) continue;
+    auto client = local.member.client;
+    const std::string version = metaField(*local.hpa, "resourceVersion");
+    if (orphan) {  // left in place, and no longer ours
+      json released = *local.hpa;
+      released["metadata"]["labels"].erase(kManagedByLabel);
+      calls.push_back({local.member.name, [=] { return client->update(kHpas, released); }});
+    } else {
+      calls.push_back({local.member.name, [=] { return client->remove(kHpas, ns, name, "", version); }});
+    }
+  }
+  const auto outcomes = context_.calls.callAll(calls);
+  std::optional<ClientError> failure;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].ok() || outcomes[i].error->kind() == ClientError::Kind::NotFound) {
+      context_.metrics.countMemberWrite(orphan ? "orphan" : "delete");
+      // Orphaned or deleted, the copy is no longer one fedhpa manages: the cache will drop it.
+      expectations_.deleted(calls[i].member, key, "");
+    } else if (!failure) {
+      failure = outcomes[i].error;
+    }
+  }
+  if (failure) throw *failure;
+  if (!waitingFor.empty()) {
+    std::string members;
+    for (const auto& member : waitingFor) members += (members.empty() ? "" : ", ") + member;
+    context_.events.record(federated, "Warning", "WaitingForMembers",
+                           "deletion waits until these members can be reached: " + members);
+    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + key + " waits for " + members);
   }
   markTargetDeployment(federated, {});
+  json released = federated;
+  auto finalizers = finalizersOf(federated);
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
-  federation_.mergePatch(kHpas, ns, name,
-                         {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
+  released["metadata"]["finalizers"] = finalizers;
+  context_.federation.update(kHpas, released);
 }
 
-void HpaReconciler::ensureFinalizer(const json& federated) {
-  auto finalizers = finalizersOf(federated);
-  if (std::find(finalizers.begin(), finalizers.end(), kFederationFinalizer) != finalizers.end()) return;
-  finalizers.push_back(kFederationFinalizer);
-  federation_.mergePatch(kHpas, metaField(federated, "namespace"), metaField(federated, "name"),
-                         {{"metadata", {{"finalizers", finalizers}, {"resourceVersion", metaField(federated, "resourceVersion")}}}});
+json HpaReconciler::ensureFinalizer(const json& federated) {
+  if (hasFinalizer(federated, kFederationFinalizer)) return federated;
+  json updated = federated;
+  updated["metadata"]["finalizers"].push_back(kFederationFinalizer);
+  return context_.federation.update(kHpas, updated);  // 409 when the cache was stale: requeued
 }
 
 namespace {
 
 // The federation's view of the members' conditions: able to scale and active when every member
 // holding the HPA is; limited when any member is (the reason names the members).
-json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous) {
+json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous, SystemTime now) {
   struct Verdict {
     bool all = true;
     bool any = false;
@@ -264,12 +409,12 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
   }
   json out = json::array();
   if (!seen) return out;
-  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
+  const std::string nowText = api::formatRfc3339(now);
   auto condition = [&](const char* type, bool status, const char* reason, const std::string& message) {
     const std::string text = status ? "True" : "False";
-    std::string since = now;  // kept from the last write while the status stays the same
+    std::string since = nowText;  // kept from the last write while the status stays the same
     for (const auto& old : previous)
-      if (old.value("type", "") == type && old.value("status", "") == text) since = old.value("lastTransitionTime", now);
+      if (old.value("type", "") == type && old.value("status", "") == text) since = old.value("lastTransitionTime", nowText);
     out.push_back({{"type", type}, {"status", text}, {"lastTransitionTime", since}, {"reason", reason}, {"message", message}});
   };
   condition("AbleToScale", verdicts["AbleToScale"].all, verdicts["AbleToScale"].all ? "SucceededGetScale" : "MemberUnableToScale",
@@ -285,13 +430,15 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
 
 }  // namespace
 
-// Step 5: the members' statuses summed onto the federated HPA, and each one in an annotation.
-void HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
+// The members' statuses summed onto the federated HPA, and each one in an annotation. Each is
+// written only when it changed, by update with the resourceVersion read (replace semantics: a
+// field that vanished from the members vanishes here too).
+json HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
   long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
   std::string lastScaleTime;
   json breakdown = json::object();
   for (const auto& local : locals) {
-    if (!local.hpa) continue;
+    if (!local.hpa || local.member.health == MemberHealth::Released) continue;
     const json spec = local.hpa->value("spec", json::object());
     const json status = local.hpa->value("status", json::object());
     const long long memberCurrent = status.value("currentReplicas", 0LL);
@@ -314,7 +461,8 @@ void HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
   json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                  {"currentReplicas", current},
                  {"desiredReplicas", desired},
-                 {"conditions", aggregateConditions(locals, federated.value("status", json::object()).value("conditions", json::array()))}};
+                 {"conditions", aggregateConditions(locals, federated.value("status", json::object()).value("conditions", json::array()),
+                                                    context_.time.systemTime())}};
   if (utilizationWeight > 0)
     status["currentMetrics"] = json::array({{{"type", "Resource"},
                                              {"resource",
@@ -324,31 +472,32 @@ void HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
                                                  // the members' pods request 100m each: N % is N millicores
                                                  {"averageValue", std::to_string(weightedUtilization / utilizationWeight) + "m"}}}}}}});
   if (!lastScaleTime.empty()) status["lastScaleTime"] = lastScaleTime;
-  const std::string ns = metaField(federated, "namespace");
-  const std::string name = metaField(federated, "name");
-  if (federated.value("status", json::object()) != status) federation_.mergePatch(kHpas, ns, name, {{"status", status}}, "status");
-  if (annotationsOf(federated)[kClusterStatusAnnotation] != breakdown.dump())
-    federation_.mergePatch(kHpas, ns, name, {{"metadata", {{"annotations", {{kClusterStatusAnnotation, breakdown.dump()}}}}}});
+  json written = federated;
+  if (annotationOf(federated, kClusterStatusAnnotation) != breakdown.dump()) {
+    written["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+    written = context_.federation.update(kHpas, written);
+  }
+  if (written.value("status", json::object()) != status) {
+    written["status"] = status;
+    written = context_.federation.update(kHpas, written, "status");
+  }
+  return written;
 }
 
 void HpaReconciler::markTargetDeployment(const json& federated, const std::vector<std::string>& clusters) {
   const json ref = federated.value("spec", json::object()).value("scaleTargetRef", json::object());
   if (ref.value("kind", "") != "Deployment") return;
-  const clusters::Resource deployments{"apps", "v1", "deployments", true};
-  const std::string ns = metaField(federated, "namespace");
-  json deployment;
-  try {
-    deployment = federation_.get(deployments, ns, ref.value("name", ""));
-  } catch (const ClientError& error) {
-    if (error.kind() == ClientError::Kind::NotFound) return;  // not federated: nothing to place
-    throw;
+  auto deployment = context_.federatedDeployments.get(metaField(federated, "namespace"), ref.value("name", ""));
+  if (!deployment) return;  // not federated: nothing to place
+  const std::string wanted = clusters.empty() ? "" : json{{"Names", clusters}}.dump();
+  if (annotationOf(*deployment, kHpaTargetClusterList) == wanted) return;
+  json& annotations = (*deployment)["metadata"]["annotations"];
+  if (wanted.empty()) {
+    if (annotations.is_object()) annotations.erase(kHpaTargetClusterList);
+  } else {
+    annotations[kHpaTargetClusterList] = wanted;
   }
-  const json wanted = clusters.empty() ? json(nullptr) : json(json{{"Names", clusters}}.dump());
-  const json annotations = deployment["metadata"].value("annotations", json::object());
-  const json current = annotations.contains(kHpaTargetClusterList) ? annotations[kHpaTargetClusterList] : json(nullptr);
-  if (current == wanted) return;
-  federation_.mergePatch(deployments, ns, ref.value("name", ""), {{"metadata", {{"annotations", {{kHpaTargetClusterList, wanted}}}}}});
+  context_.federation.update(kFederatedDeployments, *deployment);
 }
-
 
 }  // namespace fedhpa::controller

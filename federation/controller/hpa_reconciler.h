@@ -1,6 +1,7 @@
-// reconcile(namespace/name) for one federated HPA, DESIGN.md section 4 steps 1-6: read the
-// federated HPA and the members' local HPAs, ask the partitioner for the plan, write the
-// difference decreases first, aggregate the status back, record an Event per move.
+// reconcile(namespace/name) for one federated HPA, in kubernetes/sample-controller's shape: read
+// the federated HPA and every member's copy from the informer caches, ask the partitioner for the
+// plan, write the difference (lowered limits before raised ones, each write conditional on the
+// resourceVersion it was planned from), aggregate the members' status back, record one Event.
 #pragma once
 
 #include <map>
@@ -8,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "clusters/client/informer.h"
 #include "clusters/client/kube_client.h"
+#include "federation/common/time_source.h"
 #include "federation/controller/controller_metrics.h"
 #include "federation/controller/event_recorder.h"
+#include "federation/controller/member_calls.h"
+#include "federation/controller/write_expectations.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::controller {
@@ -24,11 +29,21 @@ inline constexpr const char* kClusterStatusAnnotation = "federation.kubernetes.i
 
 extern const clusters::Resource kHpas;
 
+// How far the controller can trust what it knows of a member.
+enum class MemberHealth {
+  Healthy,   // Ready, its informer synced, its calls getting through: what the cache says is so
+  Unknown,   // NotReady within the grace, not yet synced or probed, or not answering: it keeps
+             // whatever it holds, and its share is frozen
+  Released,  // NotReady for longer than the grace: its share goes to the others
+};
+
 struct Member {
   std::string name;
   std::map<std::string, std::string> labels;
-  bool ready = false;  // Ready, or NotReady for less than the unhealthy grace
-  std::shared_ptr<clusters::KubeClient> client;
+  MemberHealth health = MemberHealth::Unknown;
+  std::shared_ptr<clusters::KubeClient> client;         // for writes
+  std::shared_ptr<const clusters::Lister> hpas;         // the member's fedhpa-managed HPAs
+  std::shared_ptr<const clusters::Lister> deployments;  // the member's fedhpa-managed Deployments
 };
 
 // The seam between reconcile and where members come from (the cluster registry in production).
@@ -38,39 +53,59 @@ class MemberClusters {
   virtual std::vector<Member> members() = 0;
 };
 
+// Everything a reconciler reads and writes through, so that unit tests can supply each part.
+struct ReconcilerContext {
+  clusters::KubeClient& federation;          // writes to the federation API
+  const clusters::Lister& federatedHpas;     // the federation's informer caches
+  const clusters::Lister& federatedDeployments;
+  MemberClusters& members;
+  MemberCalls& calls;
+  TimeSource& time;
+  ControllerMetrics& metrics;
+  EventRecorder& events;
+};
+
+// The safety invariant, stated once: counting every member that may hold a local HPA (Healthy or
+// Unknown), the local maxima never add up to more than the federated max. Unknown members keep
+// their last known limits in the sum until they are Released; raises are written only after
+// every lowering they depend on has been acknowledged.
+bool maxInvariantHolds(partitioner::Replicas federatedMax, const std::vector<partitioner::Replicas>& localMaxima);
+
 class HpaReconciler {
  public:
-  HpaReconciler(clusters::KubeClient& federation, MemberClusters& members, partitioner::Policy policy,
-                ControllerMetrics& metrics, EventRecorder& events);
+  HpaReconciler(ReconcilerContext context, partitioner::Policy policy);
 
-  // Throws when a step failed and the key should come back later; an unreachable member is
-  // skipped (its HPA is left as it is), never an error for the others.
+  // Throws when a step failed and the key should come back later (a member write failed or
+  // conflicted, the federation API refused a write); what did succeed is remembered.
   void reconcile(const std::string& key);
 
-  // What reconcile read of one member (public: the status aggregation helpers take it too).
+  // What reconcile knows of one member's copy.
   struct MemberHpa {
     Member member;
-    std::optional<json> hpa;   // the local HPA, when there is one fedhpa manages
-    bool foreign = false;      // an HPA of that name fedhpa did not create
-    bool reachable = true;
+    std::optional<json> hpa;                    // the local HPA fedhpa manages, as last known
+    std::optional<partitioner::Limits> limits;  // what the member may hold (of hpa, or recorded)
+    bool foreign = false;                       // an HPA of that name fedhpa did not create
   };
 
  private:
-  std::vector<MemberHpa> readMembers(const std::string& ns, const std::string& name);
+  std::vector<MemberHpa> readMembers(const json& federated);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
-  void ensureFinalizer(const json& federated);
-  // Both return whether anything was written to a member.
-  bool applyPlan(const json& federated, const partitioner::Plan& plan, const std::vector<MemberHpa>& locals);
-  bool writeLocal(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
-  void aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
+  json ensureFinalizer(const json& federated);
+  // Writes the plan, lowerings first; updates `locals` with what the members answered. Returns
+  // the first failure, if any (after every write that could go out has gone out).
+  std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
+                                                 std::vector<MemberHpa>& locals);
+  MemberCall writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
+  json aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).
   void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
+  bool isForeign(const std::string& member, const std::string& key);
 
-  clusters::KubeClient& federation_;
-  MemberClusters& members_;
+  ReconcilerContext context_;
   partitioner::Policy policy_;
-  ControllerMetrics& metrics_;
-  EventRecorder& events_;
+  WriteExpectations expectations_;
+  std::mutex foreignMutex_;
+  std::map<std::pair<std::string, std::string>, MonotonicTime> foreign_;  // (member, key) -> when seen
 };
 
 }  // namespace fedhpa::controller

@@ -12,7 +12,7 @@ namespace {
 
 const clusters::Resource kLeases{"coordination.k8s.io", "v1", "leases", true};
 
-std::string microTime(std::chrono::system_clock::time_point time) {
+std::string microTime(SystemTime time) {
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() % 1'000'000;
   std::string seconds = api::formatRfc3339(time);  // "...:SSZ"
   char fraction[16];
@@ -23,9 +23,9 @@ std::string microTime(std::chrono::system_clock::time_point time) {
 }  // namespace
 
 LeaderElector::LeaderElector(clusters::KubeClient& client, std::string namespaceName, std::string leaseName,
-                             std::string identity, LeaseTimes times)
+                             std::string identity, TimeSource& time, LeaseTimes times)
     : client_(client), namespace_(std::move(namespaceName)), name_(std::move(leaseName)), identity_(std::move(identity)),
-      times_(times) {}
+      time_(time), times_(times) {}
 
 LeaderElector::~LeaderElector() { stop(); }
 
@@ -45,7 +45,7 @@ void LeaderElector::stop() {
 }
 
 void LeaderElector::run() {
-  auto lastRenew = std::chrono::steady_clock::now();
+  auto lastRenew = time_.monotonicTime();
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     lock.unlock();
@@ -55,14 +55,14 @@ void LeaderElector::run() {
     } catch (const ClientError& error) {
       FEDHPA_LOG(debug) << "leader election: " << error.what();
     }
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = time_.monotonicTime();
     if (held) {
       lastRenew = now;
       if (!leading_.exchange(true)) {
         FEDHPA_LOG(info) << identity_ << " became the leader (lease " << namespace_ << "/" << name_ << ")";
         if (onStarted_) onStarted_();
       }
-    } else if (leading_ && now - lastRenew > times_.renewDeadline) {
+    } else if (leading_ && now - lastRenew >= times_.renewDeadline) {
       leading_ = false;
       FEDHPA_LOG(warning) << identity_ << " lost the lease " << namespace_ << "/" << name_;
       if (onStopped_) onStopped_();
@@ -74,7 +74,8 @@ void LeaderElector::run() {
 }
 
 bool LeaderElector::tryAcquireOrRenew() {
-  const auto now = std::chrono::system_clock::now();
+  const auto wallNow = time_.systemTime();
+  const auto now = time_.monotonicTime();
   const long long durationSeconds = std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(times_.leaseDuration).count());
   json lease;
   try {
@@ -88,22 +89,28 @@ bool LeaderElector::tryAcquireOrRenew() {
                     {"spec",
                      {{"holderIdentity", identity_},
                       {"leaseDurationSeconds", durationSeconds},
-                      {"acquireTime", microTime(now)},
-                      {"renewTime", microTime(now)},
+                      {"acquireTime", microTime(wallNow)},
+                      {"renewTime", microTime(wallNow)},
                       {"leaseTransitions", 0}}}});
+    observedRecord_.clear();
     return true;
   }
   json& spec = lease["spec"];
   const std::string holder = spec.value("holderIdentity", "");
+  const std::string record = spec.dump();
+  if (record != observedRecord_) {
+    observedRecord_ = record;
+    observedAt_ = now;
+  }
   if (holder != identity_) {
-    const auto renewed = api::parseRfc3339(spec.value("renewTime", ""));
     const auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", durationSeconds));
-    if (!holder.empty() && renewed && now < *renewed + duration) return false;  // someone holds it
+    // Held until the record has stood unchanged, as seen here, for the whole lease duration.
+    if (!holder.empty() && now < observedAt_ + duration) return false;
     spec["holderIdentity"] = identity_;
-    spec["acquireTime"] = microTime(now);
+    spec["acquireTime"] = microTime(wallNow);
     spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
   }
-  spec["renewTime"] = microTime(now);
+  spec["renewTime"] = microTime(wallNow);
   spec["leaseDurationSeconds"] = durationSeconds;
   try {
     client_.update(kLeases, lease);  // carries the resourceVersion we read: a rival's write wins

@@ -48,14 +48,14 @@ TEST(Join, AFailedClusterCreateRemovesTheSecretAgain) {
   EXPECT_CALL(federation, create(IsResource("secrets"), _, _)).WillOnce(Return(json::object()));
   EXPECT_CALL(federation, create(IsResource("clusters"), _, _))
       .WillOnce(Throw(ClientError(ClientError::Kind::AlreadyExists, 409, "AlreadyExists", "exists")));
-  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", "")).WillOnce(Return(json::object()));
+  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", "", "")).WillOnce(Return(json::object()));
   EXPECT_THROW(joinCluster(federation, "member1", member()), ClientError);
 }
 
 TEST(Unjoin, ToleratesAPartAlreadyGone) {
   MockKubeClient federation;
-  EXPECT_CALL(federation, remove(IsResource("clusters"), "", "member1", "")).WillOnce(Return(json::object()));
-  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", ""))
+  EXPECT_CALL(federation, remove(IsResource("clusters"), "", "member1", "", "")).WillOnce(Return(json::object()));
+  EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", "", ""))
       .WillOnce(Throw(ClientError(ClientError::Kind::NotFound, 404, "NotFound", "gone")));
   unjoinCluster(federation, "member1");
 }

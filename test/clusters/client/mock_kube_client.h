@@ -15,7 +15,8 @@ class MockKubeClient : public KubeClient {
   MOCK_METHOD(json, update, (const Resource&, const json&, const std::string&), (override));
   MOCK_METHOD(json, mergePatch, (const Resource&, const std::string&, const std::string&, const json&, const std::string&),
               (override));
-  MOCK_METHOD(json, remove, (const Resource&, const std::string&, const std::string&, const std::string&), (override));
+  MOCK_METHOD(json, remove, (const Resource&, const std::string&, const std::string&, const std::string&, const std::string&),
+              (override));
   MOCK_METHOD(std::unique_ptr<WatchStream>, watch, (const Resource&, const std::string&, const std::string&, const ListOptions&),
               (override));
   MOCK_METHOD(int, probe, (const std::string&), (override));

@@ -54,7 +54,7 @@ class ControllerTest : public ::testing::Test {
     options.clusterProbePeriod = std::chrono::milliseconds(200);
     options.policy.scaleForbiddenWindow = std::chrono::seconds(0);
     controller_ = std::make_unique<ControllerManager>(
-        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options);
+        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options, time_);
     controller_->start();
   }
   void TearDown() override {
@@ -87,6 +87,7 @@ class ControllerTest : public ::testing::Test {
   std::unique_ptr<clusters::RestClient> federation_;
   std::vector<std::unique_ptr<sim::MemberSimulator>> members_;
   std::map<std::string, std::unique_ptr<clusters::RestClient>> memberClients_;
+  RealTimeSource time_;
   std::unique_ptr<ControllerManager> controller_;
 };
 

@@ -24,13 +24,14 @@ json federatedHpa() {
 
 TEST(EventRecorderTest, EventsArePostedInOrderAboutTheObject) {
   MockKubeClient federation;
+  RealTimeSource time;
   std::vector<json> posted;
   EXPECT_CALL(federation, create(_, "default", _)).WillRepeatedly(Invoke([&](const auto&, const auto&, const json& event) {
     posted.push_back(event);
     return event;
   }));
   {
-    EventRecorder events(federation);
+    EventRecorder events(federation, time);
     events.record(federatedHpa(), "Normal", "Rebalanced", "placed on member1");
     events.record(federatedHpa(), "Warning", "ForeignHpa", "member2 has its own");
   }  // the destructor posts what is queued
@@ -44,13 +45,14 @@ TEST(EventRecorderTest, EventsArePostedInOrderAboutTheObject) {
 
 TEST(EventRecorderTest, RecordingNeverWaitsForTheApi) {
   MockKubeClient federation;
+  RealTimeSource time;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   EXPECT_CALL(federation, create(_, _, _)).WillRepeatedly(Invoke([&](const auto&, const auto&, const json& event) {
     released.wait();  // the API is slow
     return event;
   }));
-  EventRecorder events(federation);
+  EventRecorder events(federation, time);
   auto recording = std::async(std::launch::async, [&] {
     for (int i = 0; i < 5; ++i) events.record(federatedHpa(), "Normal", "Rebalanced", "move " + std::to_string(i));
   });
@@ -60,13 +62,14 @@ TEST(EventRecorderTest, RecordingNeverWaitsForTheApi) {
 
 TEST(EventRecorderTest, AFailedPostIsLoggedNotThrown) {
   MockKubeClient federation;
+  RealTimeSource time;
   int calls = 0;
   EXPECT_CALL(federation, create(_, _, _)).WillRepeatedly(Invoke([&](const auto&, const auto&, const json&) -> json {
     ++calls;
     throw ClientError(ClientError::Kind::Other, 500, "InternalError", "storage down");
   }));
   {
-    EventRecorder events(federation);
+    EventRecorder events(federation, time);
     events.record(federatedHpa(), "Normal", "Rebalanced", "placed");
   }
   EXPECT_EQ(calls, 1);

@@ -28,14 +28,15 @@ TEST(LeaderElection, OneLeadsAndTheOtherTakesOverWhenItStops) {
   clusters::RestConfig config;
   config.server = "http://127.0.0.1:" + std::to_string(server.start());
   clusters::RestClient client(config);
+  RealTimeSource time;
   const LeaseTimes times{std::chrono::seconds(1), std::chrono::milliseconds(800), std::chrono::milliseconds(100)};
 
-  auto first = std::make_unique<LeaderElector>(client, "kube-system", "fedhpa-controller-manager", "first", times);
+  auto first = std::make_unique<LeaderElector>(client, "kube-system", "fedhpa-controller-manager", "first", time, times);
   std::atomic<int> firstStarted{0};
   first->start([&] { ++firstStarted; }, {});
   ASSERT_TRUE(within(std::chrono::seconds(5), [&] { return first->leading(); }));
 
-  LeaderElector second(client, "kube-system", "fedhpa-controller-manager", "second", times);
+  LeaderElector second(client, "kube-system", "fedhpa-controller-manager", "second", time, times);
   std::atomic<bool> secondStarted{false};
   second.start([&] { secondStarted = true; }, {});
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));

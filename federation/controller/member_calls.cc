@@ -1,0 +1,106 @@
+#include "federation/controller/member_calls.h"
+
+#include <future>
+
+namespace fedhpa::controller {
+
+using clusters::ClientError;
+using clusters::json;
+
+namespace {
+
+// What says "this member is not answering", as opposed to an answer we did not like.
+bool unreachable(const ClientError& error) {
+  return error.kind() == ClientError::Kind::ConnectionFailure || error.code() == 503 || error.code() == 504;
+}
+
+}  // namespace
+
+MemberCalls::MemberCalls(TimeSource& time, MemberCallOptions options) : time_(time), options_(options) {}
+
+bool MemberCalls::acquire(const std::string& member, bool& trial) {
+  std::unique_lock lock(mutex_);
+  Lane& lane = lanes_[member];
+  for (;;) {
+    if (lane.openUntil) {
+      if (time_.monotonicTime() < *lane.openUntil || lane.trialInFlight) return false;
+      lane.trialInFlight = true;  // half-open: this call alone tries the member
+      trial = true;
+      ++lane.inFlight;
+      return true;
+    }
+    if (lane.inFlight < options_.perMember) {
+      ++lane.inFlight;
+      return true;
+    }
+    slotFreed_.wait(lock);
+  }
+}
+
+void MemberCalls::release(const std::string& member, bool trial, bool failed) {
+  {
+    std::lock_guard lock(mutex_);
+    Lane& lane = lanes_[member];
+    --lane.inFlight;
+    if (trial) lane.trialInFlight = false;
+    if (!failed) {
+      lane.failures = 0;
+      lane.openUntil.reset();
+      lane.pause = std::chrono::milliseconds(0);
+    } else if (trial || ++lane.failures >= options_.failureThreshold) {
+      lane.pause = lane.pause.count() == 0 ? options_.initialPause : std::min(lane.pause * 2, options_.maxPause);
+      lane.openUntil = time_.monotonicTime() + lane.pause;
+    }
+  }
+  slotFreed_.notify_all();
+}
+
+json MemberCalls::call(const std::string& member, const std::function<json()>& run) {
+  bool trial = false;
+  if (!acquire(member, trial))
+    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "member " + member + " is not answering (circuit open)");
+  try {
+    json result = run();
+    release(member, trial, false);
+    return result;
+  } catch (const ClientError& error) {
+    release(member, trial, unreachable(error));
+    throw;
+  } catch (const std::exception& error) {
+    release(member, trial, false);
+    throw ClientError(ClientError::Kind::Other, 0, "", error.what());
+  }
+}
+
+std::vector<MemberCallOutcome> MemberCalls::callAll(const std::vector<MemberCall>& calls) {
+  auto attempt = [this](const MemberCall& call) {
+    MemberCallOutcome outcome;
+    try {
+      outcome.object = this->call(call.member, call.run);
+    } catch (const ClientError& error) {
+      outcome.error = error;
+    }
+    return outcome;
+  };
+  std::vector<std::future<MemberCallOutcome>> others;
+  for (std::size_t i = 1; i < calls.size(); ++i) others.push_back(std::async(std::launch::async, attempt, calls[i]));
+  std::vector<MemberCallOutcome> outcomes;
+  if (!calls.empty()) outcomes.push_back(attempt(calls.front()));
+  for (auto& other : others) outcomes.push_back(other.get());
+  return outcomes;
+}
+
+bool MemberCalls::available(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane == lanes_.end() || !lane->second.openUntil) return true;
+  return time_.monotonicTime() >= *lane->second.openUntil && !lane->second.trialInFlight;
+}
+
+void MemberCalls::forget(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane != lanes_.end() && lane->second.inFlight == 0) lanes_.erase(lane);
+}
+
+}  // namespace fedhpa::controller

@@ -1,0 +1,74 @@
+// Calls to member clusters, made so that no member can stall the others. Calls to different
+// members run concurrently; at most `perMember` run at once against any one member (the rest wait
+// their turn); and a member whose calls keep failing to get through is cut off (a circuit
+// breaker): its calls then fail at once, without touching the network, until a pause has passed,
+// after which one trial call decides whether it is back. The pause doubles while the trials fail.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clusters/client/kube_client.h"
+#include "federation/common/time_source.h"
+
+namespace fedhpa::controller {
+
+struct MemberCallOptions {
+  std::size_t perMember = 8;
+  int failureThreshold = 3;  // consecutive failures that open the circuit
+  std::chrono::milliseconds initialPause{2000};
+  std::chrono::milliseconds maxPause{30000};
+};
+
+struct MemberCall {
+  std::string member;
+  std::function<clusters::json()> run;
+};
+
+// One call's result: the object the member answered, or its error.
+struct MemberCallOutcome {
+  std::optional<clusters::json> object;
+  std::optional<clusters::ClientError> error;
+  bool ok() const { return !error.has_value(); }
+};
+
+class MemberCalls {
+ public:
+  explicit MemberCalls(TimeSource& time, MemberCallOptions options = {});
+
+  // Runs one call against `member` on this thread. Throws what the call throws (as ClientError),
+  // or a ConnectionFailure at once while the member's circuit is open.
+  clusters::json call(const std::string& member, const std::function<clusters::json()>& run);
+  // Runs the calls concurrently (the first on this thread, each other on a thread of its own) and
+  // returns every outcome, in the order given, once all have finished.
+  std::vector<MemberCallOutcome> callAll(const std::vector<MemberCall>& calls);
+  // False while the member's circuit is open and its pause has not passed: a call would fail at once.
+  bool available(const std::string& member);
+  void forget(const std::string& member);  // the member left the federation
+
+ private:
+  struct Lane {
+    std::size_t inFlight = 0;
+    int failures = 0;
+    std::optional<MonotonicTime> openUntil;  // set while the circuit is open
+    std::chrono::milliseconds pause{0};
+    bool trialInFlight = false;
+  };
+  // Waits for a slot on the member's lane; false when the circuit refuses the call.
+  bool acquire(const std::string& member, bool& trial);
+  void release(const std::string& member, bool trial, bool failed);
+
+  TimeSource& time_;
+  MemberCallOptions options_;
+  std::mutex mutex_;
+  std::condition_variable slotFreed_;
+  std::map<std::string, Lane> lanes_;
+};
+
+}  // namespace fedhpa::controller

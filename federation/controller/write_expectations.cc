@@ -1,0 +1,70 @@
+#include "federation/controller/write_expectations.h"
+
+#include <charconv>
+
+namespace fedhpa::controller {
+
+using clusters::json;
+
+namespace {
+
+std::optional<unsigned long long> asNumber(const std::string& version) {
+  unsigned long long value = 0;
+  const auto [end, error] = std::from_chars(version.data(), version.data() + version.size(), value);
+  if (error != std::errc() || end != version.data() + version.size() || version.empty()) return std::nullopt;
+  return value;
+}
+
+std::string versionOf(const json& object) {
+  const auto metadata = object.find("metadata");
+  return metadata != object.end() && metadata->is_object() ? metadata->value("resourceVersion", "") : "";
+}
+
+}  // namespace
+
+bool resourceVersionAtLeast(const std::string& a, const std::string& b) {
+  const auto left = asNumber(a), right = asNumber(b);
+  if (left && right) return *left >= *right;
+  return a == b;
+}
+
+void WriteExpectations::written(const std::string& member, const std::string& key, const json& object) {
+  std::lock_guard lock(mutex_);
+  entries_[{member, key}] = Entry{object, versionOf(object)};
+}
+
+void WriteExpectations::deleted(const std::string& member, const std::string& key, const std::string& lastVersion) {
+  std::lock_guard lock(mutex_);
+  entries_[{member, key}] = Entry{std::nullopt, lastVersion};
+}
+
+std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key,
+                                               const std::optional<json>& cached) {
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find({member, key});
+  if (it == entries_.end()) return cached;
+  const Entry& entry = it->second;
+  bool caughtUp;
+  if (entry.object) {
+    caughtUp = cached && resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion);
+  } else {
+    // Gone from the cache, or the cache holds a newer object (created again since).
+    caughtUp = !cached || (versionOf(*cached) != entry.resourceVersion &&
+                           resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion));
+  }
+  if (!caughtUp) return entry.object;
+  entries_.erase(it);
+  return cached;
+}
+
+void WriteExpectations::forgetMember(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  for (auto it = entries_.begin(); it != entries_.end();) it = it->first.first == member ? entries_.erase(it) : std::next(it);
+}
+
+std::size_t WriteExpectations::pending() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace fedhpa::controller
