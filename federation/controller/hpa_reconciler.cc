@@ -149,6 +149,9 @@ void HpaReconciler::reconcile(const std::string& key) {
   // Members that may hold a copy but cannot be planned for keep what they hold: their share of
   // the federated limits is frozen, and the rest is partitioned over the healthy members.
   partitioner::Limits frozen{0, 0};
+  // Unknown members this process has never read: they may hold anything, so nothing is raised
+  // until they have been read or released (their recorded limits only guide the plan).
+  std::string unread;
   std::vector<partitioner::ClusterState> states;
   for (const auto& local : locals) {
     if (local.foreign || local.member.health == MemberHealth::Released) continue;
@@ -157,6 +160,8 @@ void HpaReconciler::reconcile(const std::string& key) {
         frozen.min += local.limits->min;
         frozen.max += local.limits->max;
       }
+      if (!local.hpa && !(local.member.hpas && local.member.hpas->hasSynced()))
+        unread += (unread.empty() ? "" : ", ") + local.member.name;
       continue;
     }
     bool selected = false;
@@ -188,7 +193,11 @@ void HpaReconciler::reconcile(const std::string& key) {
       if (state.hpa) plan.moves.push_back({state.name, state.hpa->limits, std::nullopt, "members that are not answering hold the federated max"});
     }
   }
-  const auto failure = applyPlan(federated, plan, locals);
+  auto failure = applyPlan(federated, plan, locals, unread.empty());
+  if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
+        return move.after && (!move.before || move.after->max > move.before->max);
+      }))
+    failure = ClientError(ClientError::Kind::ConnectionFailure, 0, "", "raises wait until these members have been read: " + unread);
   if (!plan.moves.empty()) {
     std::string message;
     for (const auto& move : plan.moves) message += (message.empty() ? "" : "; ") + describe(move);
@@ -198,19 +207,20 @@ void HpaReconciler::reconcile(const std::string& key) {
     if (local.foreign)
       context_.events.record(federated, "Warning", "ForeignHpa",
                              "member " + local.member.name + " has an HPA " + name + " that fedhpa did not create; left alone");
-  if (failure) throw *failure;
-
+  // What did go out is recorded even when something failed: the per-cluster breakdown is what a
+  // restarted controller knows of members it cannot read.
   std::vector<std::string> holders;
   for (const auto& local : locals)
     if (local.hpa && local.member.health != MemberHealth::Released) holders.push_back(local.member.name);
   markTargetDeployment(federated, holders);
   aggregateStatus(federated, locals);
+  if (failure) throw *failure;
 }
 
 // Decreases first: no observer of all members may see the local maxima add up to more than the
 // federated max, so every raise waits until every lowered max and every delete is acknowledged.
 std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan,
-                                                    std::vector<MemberHpa>& locals) {
+                                                    std::vector<MemberHpa>& locals, bool raisesAllowed) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;
   for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
   std::vector<std::size_t> lowering, raising;
@@ -265,7 +275,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
     }
   };
   write(lowering);
-  if (failure) return failure;  // a raise may depend on any of the lowerings
+  if (failure || !raisesAllowed) return failure;  // a raise may depend on any of the lowerings
   write(raising);
   return failure;
 }

@@ -91,10 +91,10 @@ class HpaReconciler {
   std::vector<MemberHpa> readMembers(const json& federated);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
   json ensureFinalizer(const json& federated);
-  // Writes the plan, lowerings first; updates `locals` with what the members answered. Returns
-  // the first failure, if any (after every write that could go out has gone out).
+  // Writes the plan, lowerings first (and only those unless raisesAllowed); updates `locals` with
+  // what the members answered. Returns the first failure, if any.
   std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
-                                                 std::vector<MemberHpa>& locals);
+                                                 std::vector<MemberHpa>& locals, bool raisesAllowed);
   MemberCall writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
   json aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).

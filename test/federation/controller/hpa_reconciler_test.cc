@@ -1,0 +1,424 @@
+// HpaReconciler over in-memory APIs, caches the test refreshes when it chooses, and a fake clock:
+// placement from the caches alone, no writes when nothing changed, frozen shares for members that
+// cannot be read, conditional writes, finalization that waits for unreachable members, and the
+// safety invariant as a property over random interleavings of failures, stale caches and restarts.
+#include "federation/controller/hpa_reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "federation/controller/deployment_reconciler.h"
+#include "test/federation/common/fake_time_source.h"
+#include "test/federation/controller/fake_api.h"
+
+namespace fedhpa::controller {
+namespace {
+
+using testing::FakeApi;
+using testing::SnapshotLister;
+using fedhpa::testing::FakeTimeSource;
+using clusters::json;
+
+constexpr const char* kKey = "default/php-apache";
+
+json federatedHpa(long long minReplicas, long long maxReplicas) {
+  return {{"apiVersion", "autoscaling/v2"},
+          {"kind", "HorizontalPodAutoscaler"},
+          {"metadata", {{"name", "php-apache"}, {"namespace", "default"}, {"uid", "fed-uid"}, {"generation", 1}}},
+          {"spec",
+           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "php-apache"}}},
+            {"minReplicas", minReplicas},
+            {"maxReplicas", maxReplicas}}}};
+}
+
+// Every write to a member goes through here: it holds one lock across the write, so it can tell
+// what the write did to the sum of the local maxima over the members that still count (those not
+// released), and it records any write that raised that sum above the federated max.
+struct Observer {
+  std::mutex mutex;
+  std::function<long long()> federatedMax;
+  std::function<long long()> sumOfCountedMaxima;
+  std::vector<std::string> violations;
+  int writes = 0;
+};
+
+class ObservedClient : public clusters::KubeClient {
+ public:
+  ObservedClient(FakeApi& api, Observer& observer, std::string member) : api_(api), observer_(observer), member_(std::move(member)) {}
+  json get(const clusters::Resource& r, const std::string& ns, const std::string& name) override { return api_.get(r, ns, name); }
+  json list(const clusters::Resource& r, const std::string& ns, const clusters::ListOptions& o) override { return api_.list(r, ns, o); }
+  json create(const clusters::Resource& r, const std::string& ns, const json& object) override {
+    return observed("create", [&] { return api_.create(r, ns, object); });
+  }
+  json update(const clusters::Resource& r, const json& object, const std::string& sub) override {
+    return observed("update", [&] { return api_.update(r, object, sub); });
+  }
+  json mergePatch(const clusters::Resource& r, const std::string& ns, const std::string& name, const json& patch,
+                  const std::string& sub) override {
+    return observed("patch", [&] { return api_.mergePatch(r, ns, name, patch, sub); });
+  }
+  json remove(const clusters::Resource& r, const std::string& ns, const std::string& name, const std::string& policy,
+              const std::string& version) override {
+    return observed("delete", [&] { return api_.remove(r, ns, name, policy, version); });
+  }
+  std::unique_ptr<clusters::WatchStream> watch(const clusters::Resource& r, const std::string& ns, const std::string& v,
+                                               const clusters::ListOptions& o) override {
+    return api_.watch(r, ns, v, o);
+  }
+  int probe(const std::string& path) override { return api_.probe(path); }
+
+ private:
+  json observed(const char* verb, const std::function<json()>& write) {
+    std::lock_guard lock(observer_.mutex);
+    const long long before = observer_.sumOfCountedMaxima();
+    json result = write();
+    ++observer_.writes;
+    const long long after = observer_.sumOfCountedMaxima();
+    if (after > before && after > observer_.federatedMax())
+      observer_.violations.push_back(std::string(verb) + " on " + member_ + " raised the sum of local maxima from " +
+                                     std::to_string(before) + " to " + std::to_string(after) + " > federated max " +
+                                     std::to_string(observer_.federatedMax()));
+    return result;
+  }
+  FakeApi& api_;
+  Observer& observer_;
+  std::string member_;
+};
+
+struct TestMember {
+  std::string name;
+  std::shared_ptr<FakeApi> api = std::make_shared<FakeApi>();
+  std::shared_ptr<SnapshotLister> hpas = std::make_shared<SnapshotLister>(*api, kHpas);
+  std::shared_ptr<SnapshotLister> deployments = std::make_shared<SnapshotLister>(*api, kDeployments);
+  std::shared_ptr<clusters::KubeClient> client;
+  MemberHealth health = MemberHealth::Healthy;
+};
+
+class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
+ protected:
+  void SetUp() override { build(3); }
+
+  void build(int count) {
+    members_.clear();
+    for (int i = 1; i <= count; ++i) {
+      TestMember member;
+      member.name = "member" + std::to_string(i);
+      member.client = std::make_shared<ObservedClient>(*member.api, observer_, member.name);
+      members_.push_back(std::move(member));
+    }
+    // A user's edit that lowers the max is not fedhpa's to honour before its cache has seen it.
+    observer_.federatedMax = [this] {
+      const auto cached = federatedHpas_.get("default", "php-apache");
+      return std::max(federatedMax(), cached ? (*cached)["spec"].value("maxReplicas", 0LL) : 0LL);
+    };
+    observer_.sumOfCountedMaxima = [this] {
+      long long sum = 0;
+      for (const auto& member : members_) {
+        if (member.health == MemberHealth::Released) continue;
+        if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) sum += (*hpa)["spec"].value("maxReplicas", 0LL);
+      }
+      return sum;
+    };
+    restartController();
+  }
+  void restartController() {
+    reconciler_.reset();
+    events_.reset();
+    events_ = std::make_unique<EventRecorder>(federation_, time_);
+    reconciler_ = std::make_unique<HpaReconciler>(
+        ReconcilerContext{federation_, federatedHpas_, federatedDeployments_, *this, *calls_, time_, metrics_, *events_}, policy());
+  }
+  static partitioner::Policy policy() {
+    partitioner::Policy policy;
+    policy.scaleForbiddenWindow = std::chrono::seconds(0);
+    return policy;
+  }
+
+  std::vector<Member> members() override {
+    std::vector<Member> out;
+    for (const auto& member : members_) {
+      // As the manager judges it: a member whose cache has not synced is not Healthy.
+      const bool unsynced = member.health == MemberHealth::Healthy && !member.hpas->hasSynced();
+      out.push_back({member.name, {}, unsynced ? MemberHealth::Unknown : member.health, member.client, member.hpas,
+                     member.deployments});
+    }
+    return out;
+  }
+
+  long long federatedMax() {
+    const auto hpa = federation_.peek(kHpas, "default", "php-apache");
+    return hpa ? (*hpa)["spec"].value("maxReplicas", 0LL) : 0;
+  }
+  void refreshCaches() {
+    federatedHpas_.refresh();
+    federatedDeployments_.refresh();
+    for (auto& member : members_)
+      if (member.api->reachable) member.hpas->refresh(), member.deployments->refresh();
+  }
+  // Reconciles with fresh caches until a reconcile neither fails nor writes anything.
+  bool converge() {
+    for (int round = 0; round < 20; ++round) {
+      time_.advance(std::chrono::seconds(10));  // circuits opened by earlier failures close again
+      refreshCaches();
+      const int writes = observer_.writes + federation_.writes;
+      try {
+        reconciler_->reconcile(kKey);
+      } catch (const clusters::ClientError&) {
+        continue;
+      }
+      if (observer_.writes + federation_.writes == writes) return true;
+    }
+    return false;
+  }
+  // Reconciles `rounds` times with fresh caches, whatever each one throws.
+  void reconcileRounds(int rounds) {
+    for (int round = 0; round < rounds; ++round) {
+      refreshCaches();
+      try {
+        reconciler_->reconcile(kKey);
+      } catch (const clusters::ClientError&) {
+      }
+    }
+  }
+  std::string limits(const TestMember& member) {
+    const auto hpa = member.api->peek(kHpas, "default", "php-apache");
+    if (!hpa) return "-";
+    return std::to_string((*hpa)["spec"].value("minReplicas", 0)) + "/" + std::to_string((*hpa)["spec"].value("maxReplicas", 0));
+  }
+  std::vector<std::string> allLimits() {
+    std::vector<std::string> out;
+    for (const auto& member : members_) out.push_back(limits(member));
+    return out;
+  }
+  // The member's own HPA controller reports it wants more than its max.
+  void saturate(TestMember& member) {
+    member.api->touch(kHpas, "default", "php-apache", [](json& hpa) {
+      const long long max = hpa["spec"].value("maxReplicas", 1LL);
+      hpa["status"] = {{"currentReplicas", max},
+                       {"desiredReplicas", max},
+                       {"currentMetrics",
+                        json::array({{{"type", "Resource"},
+                                      {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", 240}}}}}}})},
+                       {"conditions",
+                        json::array({{{"type", "ScalingLimited"}, {"status", "True"}, {"reason", "TooManyReplicas"}}})}};
+    });
+  }
+  void idle(TestMember& member) {
+    member.api->touch(kHpas, "default", "php-apache", [](json& hpa) {
+      const long long min = hpa["spec"].value("minReplicas", 1LL);
+      hpa["status"] = {{"currentReplicas", min},
+                       {"desiredReplicas", min},
+                       {"currentMetrics",
+                        json::array({{{"type", "Resource"},
+                                      {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", 5}}}}}}})}};
+    });
+  }
+
+  FakeTimeSource time_;
+  FakeApi federation_;
+  SnapshotLister federatedHpas_{federation_, kHpas};
+  SnapshotLister federatedDeployments_{federation_, kDeployments};
+  Observer observer_;
+  std::vector<TestMember> members_;
+  std::unique_ptr<MemberCalls> calls_ = std::make_unique<MemberCalls>(time_);
+  ControllerMetrics metrics_;
+  std::unique_ptr<EventRecorder> events_;
+  std::unique_ptr<HpaReconciler> reconciler_;
+};
+
+TEST_F(HpaReconcilerTest, PlacesFromTheCachesWithoutReadingAnyMember) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
+  for (const auto& member : members_) EXPECT_EQ(member.api->reads, 0) << member.name << " was read live";
+  const auto federated = federation_.peek(kHpas, "default", "php-apache");
+  EXPECT_EQ((*federated)["metadata"]["finalizers"], json::array({kFederationFinalizer}));
+  EXPECT_TRUE((*federated)["metadata"]["annotations"].contains(kClusterStatusAnnotation));
+}
+
+TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  refreshCaches();
+  const int memberWrites = observer_.writes, federationWrites = federation_.writes;
+  for (int i = 0; i < 3; ++i) reconciler_->reconcile(kKey);
+  EXPECT_EQ(observer_.writes, memberWrites) << "members hold the defaulted spec; it must compare equal";
+  EXPECT_EQ(federation_.writes, federationWrites);
+}
+
+TEST_F(HpaReconcilerTest, SaturationMovesMaxFromIdleMembersLoweringsFirst) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  saturate(members_[0]);
+  idle(members_[1]);
+  idle(members_[2]);
+  ASSERT_TRUE(converge());
+  const auto now = allLimits();
+  EXPECT_GT(std::stoi(now[0].substr(2)), 4) << now[0];
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+}
+
+TEST_F(HpaReconcilerTest, AnUnknownMemberKeepsItsShareFrozen) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  members_[1].health = MemberHealth::Unknown;  // NotReady, within the grace
+  members_[1].api->reachable = false;
+  saturate(members_[0]);
+  idle(members_[2]);
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(limits(members_[1]), "1/3") << "nobody may write to a member it cannot read";
+  const auto now = allLimits();
+  EXPECT_EQ(std::stoi(now[0].substr(2)) + std::stoi(now[2].substr(2)), 7) << "10 less the frozen 3";
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+}
+
+TEST_F(HpaReconcilerTest, AReleasedMembersShareGoesToTheOthers) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  members_[2].api->reachable = false;
+  members_[2].health = MemberHealth::Released;  // NotReady past the grace
+  ASSERT_TRUE(converge());
+  const auto now = allLimits();
+  EXPECT_EQ(std::stoi(now[0].substr(2)) + std::stoi(now[1].substr(2)), 10);
+}
+
+TEST_F(HpaReconcilerTest, AMemberNeverReadSinceStartBlocksRaisesButNotLowerings) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  // A restart with member3 unreachable: its cache never syncs; the federated max goes down, then up.
+  members_[2].api->reachable = false;
+  members_[2].health = MemberHealth::Unknown;
+  members_[2].hpas->forget();
+  restartController();
+  federation_.touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 6; });
+  reconcileRounds(3);
+  EXPECT_EQ(limits(members_[2]), "1/3");
+  const auto lowered = allLimits();
+  EXPECT_LE(std::stoi(lowered[0].substr(2)) + std::stoi(lowered[1].substr(2)), 3);
+  federation_.touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 20; });
+  refreshCaches();
+  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError) << "the raise must wait for member3";
+  EXPECT_EQ(allLimits(), lowered);
+  members_[2].api->reachable = true;
+  members_[2].health = MemberHealth::Healthy;
+  ASSERT_TRUE(converge());
+  const auto raised = allLimits();
+  EXPECT_EQ(std::stoi(raised[0].substr(2)) + std::stoi(raised[1].substr(2)) + std::stoi(raised[2].substr(2)), 20);
+}
+
+TEST_F(HpaReconcilerTest, AStaleCacheGetsAConflictNotAnOverwrite) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  saturate(members_[0]);  // bumps member1's resourceVersion behind the cache's back
+  refreshCaches();
+  idle(members_[1]);      // member2 changes after the cache was refreshed
+  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError);
+  ASSERT_TRUE(converge());
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+}
+
+TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreachable) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  members_[1].api->reachable = false;
+  members_[1].health = MemberHealth::Released;  // even past the grace: it still holds a copy
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  refreshCaches();
+  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError);
+  EXPECT_EQ(limits(members_[0]), "-");
+  EXPECT_EQ(limits(members_[2]), "-");
+  EXPECT_TRUE(federation_.peek(kHpas, "default", "php-apache")) << "the finalizer must stay";
+  members_[1].api->reachable = true;
+  members_[1].health = MemberHealth::Healthy;
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(limits(members_[1]), "-");
+  EXPECT_FALSE(federation_.peek(kHpas, "default", "php-apache")) << "released once every copy is gone";
+}
+
+TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  events_.reset();  // flushes
+  const auto events = federation_.all({"", "v1", "events", true});
+  int rebalanced = 0;
+  for (const auto& [key, event] : events) rebalanced += event.value("reason", "") == "Rebalanced";
+  EXPECT_EQ(rebalanced, 1);
+  events_ = std::make_unique<EventRecorder>(federation_, time_);
+}
+
+// The safety invariant over random interleavings: members that fail, come back and are released;
+// caches that lag; members that change under fedhpa (409s); federated max edits; controller
+// restarts; a clock that moves. No write may ever raise the counted sum above the federated max,
+// and once everything is healthy again the members hold exactly the federated max.
+TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    std::mt19937 random(seed);
+    auto chance = [&](int percent) { return std::uniform_int_distribution<int>(0, 99)(random) < percent; };
+    const int count = std::uniform_int_distribution<int>(2, 5)(random);
+    federation_.reset();
+    federatedHpas_.forget();
+    calls_ = std::make_unique<MemberCalls>(time_);
+    build(count);
+    federation_.put(kHpas, federatedHpa(1, std::uniform_int_distribution<int>(count, 4 * count)(random)));
+    std::vector<std::chrono::milliseconds> downFor(members_.size(), std::chrono::milliseconds(0));
+    for (int step = 0; step < 250; ++step) {
+      auto& member = members_[std::uniform_int_distribution<std::size_t>(0, members_.size() - 1)(random)];
+      const std::size_t index = &member - members_.data();
+      if (chance(40)) {
+        try {
+          reconciler_->reconcile(kKey);
+        } catch (const clusters::ClientError&) {
+        }
+      }
+      if (chance(25)) federatedHpas_.refresh();
+      if (chance(20) && member.api->reachable) member.hpas->refresh();
+      if (chance(8)) saturate(member);
+      if (chance(8)) idle(member);
+      if (chance(4)) member.api->reachable = !member.api->reachable;
+      if (chance(3))
+        federation_.touch(kHpas, "default", "php-apache", [&](json& hpa) {
+          hpa["spec"]["maxReplicas"] = std::uniform_int_distribution<int>(count, 4 * count)(random);
+        });
+      if (chance(2)) {  // a new process: its caches start empty, and only reachable members sync
+        restartController();
+        for (auto& each : members_) {
+          each.hpas->forget();
+          if (each.api->reachable) each.hpas->refresh();
+        }
+      }
+      const auto elapsed = std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 8000)(random));
+      time_.advance(elapsed);
+      // Health as the prober sees it: a failed member is noticed late, released after a 40 s grace.
+      std::lock_guard lock(observer_.mutex);
+      downFor[index] = member.api->reachable ? std::chrono::milliseconds(0) : downFor[index] + elapsed;
+      for (std::size_t i = 0; i < members_.size(); ++i) {
+        if (members_[i].api->reachable) members_[i].health = MemberHealth::Healthy;
+        else if (downFor[i] >= std::chrono::seconds(40)) members_[i].health = MemberHealth::Released;
+        else if (downFor[i] >= std::chrono::seconds(10)) members_[i].health = MemberHealth::Unknown;
+      }
+    }
+    ASSERT_TRUE(observer_.violations.empty()) << "seed " << seed << ": " << observer_.violations.front();
+    // Everyone back, and load gone (statuses frozen at saturation would trade a replica back
+    // and forth; a member's real HPA would have scaled up and ended that).
+    for (auto& member : members_) {
+      member.api->reachable = true;
+      member.health = MemberHealth::Healthy;
+      idle(member);
+    }
+    ASSERT_TRUE(converge()) << "seed " << seed;
+    long long sum = 0, minimum = 0;
+    for (const auto& member : members_)
+      if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) {
+        sum += (*hpa)["spec"].value("maxReplicas", 0LL);
+        minimum += (*hpa)["spec"].value("minReplicas", 0LL);
+        EXPECT_GE((*hpa)["spec"].value("minReplicas", 0LL), 1);
+      }
+    EXPECT_EQ(sum, federatedMax()) << "seed " << seed;
+    EXPECT_GE(minimum, 1) << "seed " << seed;
+    ASSERT_TRUE(observer_.violations.empty()) << "seed " << seed << ": " << observer_.violations.front();
+  }
+}
+
+}  // namespace
+}  // namespace fedhpa::controller

@@ -1,0 +1,90 @@
+// MemberCalls: one member's trouble costs the others nothing; a member that keeps failing is cut
+// off and tried again with one call after a pause; at most perMember calls run against a member.
+#include "federation/controller/member_calls.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "test/federation/common/fake_time_source.h"
+
+namespace fedhpa::controller {
+namespace {
+
+using clusters::ClientError;
+using clusters::json;
+using fedhpa::testing::FakeTimeSource;
+
+json refused() { throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "connection refused"); }
+
+TEST(MemberCallsTest, ASlowMemberDoesNotDelayTheOthers) {
+  FakeTimeSource time;
+  MemberCalls calls(time);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<MemberCall> batch = {{"slow", [&] { released.wait(); return json{{"from", "slow"}}; }},
+                                   {"fast", [] { return json{{"from", "fast"}}; }}};
+  auto done = std::async(std::launch::async, [&] { return calls.callAll(batch); });
+  // The fast member answers while the slow one still has not: its call ran on its own thread.
+  EXPECT_EQ(calls.call("fast", [] { return json{{"ok", true}}; })["ok"], true);
+  EXPECT_EQ(done.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout);
+  release.set_value();
+  const auto outcomes = done.get();
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ((*outcomes[0].object)["from"], "slow");
+  EXPECT_EQ((*outcomes[1].object)["from"], "fast");
+}
+
+TEST(MemberCallsTest, AFailingMemberIsCutOffThenTriedWithOneCall) {
+  FakeTimeSource time;
+  MemberCalls calls(time, {8, 3, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
+  std::atomic<int> attempts{0};
+  auto failing = [&] { ++attempts; return refused(); };
+  for (int i = 0; i < 3; ++i) EXPECT_THROW(calls.call("dead", failing), ClientError);
+  EXPECT_FALSE(calls.available("dead"));
+  EXPECT_THROW(calls.call("dead", failing), ClientError);
+  EXPECT_EQ(attempts, 3) << "an open circuit fails at once, without calling";
+  EXPECT_TRUE(calls.available("other")) << "other members are not affected";
+  time.advance(std::chrono::milliseconds(2000));
+  EXPECT_TRUE(calls.available("dead"));
+  EXPECT_THROW(calls.call("dead", failing), ClientError);  // the trial call fails: pause doubles
+  EXPECT_EQ(attempts, 4);
+  time.advance(std::chrono::milliseconds(2000));
+  EXPECT_FALSE(calls.available("dead")) << "the second pause is 4 s";
+  time.advance(std::chrono::milliseconds(2000));
+  EXPECT_EQ(calls.call("dead", [] { return json{{"back", true}}; })["back"], true);
+  EXPECT_TRUE(calls.available("dead"));
+}
+
+TEST(MemberCallsTest, AnswersThatAreErrorsDoNotOpenTheCircuit) {
+  FakeTimeSource time;
+  MemberCalls calls(time);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_THROW(calls.call("m", [] () -> json { throw ClientError(ClientError::Kind::Conflict, 409, "Conflict", "stale"); }),
+                 ClientError);
+  EXPECT_TRUE(calls.available("m"));
+}
+
+TEST(MemberCallsTest, AtMostPerMemberCallsRunAtOnce) {
+  FakeTimeSource time;
+  MemberCalls calls(time, {2, 3, std::chrono::milliseconds(1000), std::chrono::milliseconds(1000)});
+  std::atomic<int> running{0}, peak{0};
+  std::vector<MemberCall> batch;
+  for (int i = 0; i < 8; ++i)
+    batch.push_back({"m", [&] {
+                       const int now = ++running;
+                       for (int seen = peak; now > seen && !peak.compare_exchange_weak(seen, now);) {
+                       }
+                       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                       --running;
+                       return json::object();
+                     }});
+  const auto outcomes = calls.callAll(batch);
+  EXPECT_EQ(outcomes.size(), 8u);
+  EXPECT_EQ(peak, 2);
+}
+
+}  // namespace
+}  // namespace fedhpa::controller
