@@ -100,25 +100,6 @@ apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& optio
 
 }  // namespace
 
-std::optional<std::chrono::milliseconds> parseDuration(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const std::string unit = text.substr(used);
-  double millis;
-  if (unit == "ms") millis = value;
-  else if (unit == "s") millis = value * 1000;
-  else if (unit == "m") millis = value * 60'000;
-  else if (unit == "h") millis = value * 3'600'000;
-  else return std::nullopt;
-  if (millis <= 0) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<long long>(millis));
-}
-
 MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
     : options_(std::move(options)),
       faults_(std::make_shared<NetworkFaults>(

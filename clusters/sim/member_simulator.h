@@ -68,7 +68,4 @@ class MemberSimulator {
   std::thread loop_;
 };
 
-// "15s", "500ms", "2m", "1h": Kubernetes-style durations for flags. nullopt when malformed.
-std::optional<std::chrono::milliseconds> parseDuration(const std::string& text);
-
 }  // namespace fedhpa::sim

@@ -5,6 +5,7 @@
 
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
+#include "federation/common/duration.h"
 #include "federation/cmd/serve.h"
 
 namespace fedhpa::cmd {
@@ -31,18 +32,18 @@ int memberSimMain(int argc, char** argv) {
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
   if (vm.count("port")) listen = "127.0.0.1:" + std::to_string(vm["port"].as<int>());
-  const auto period = sim::parseDuration(syncPeriod);
-  if (!period) {
-    std::cerr << "error: --hpa-sync-period: want a duration like 15s or 500ms, got " << syncPeriod << "\n";
+  const auto period = parseDurationFlag(syncPeriod);
+  if (!period || period->count() == 0) {
+    std::cerr << "error: --hpa-sync-period: want a positive duration (" << kDurationSyntax << "), got " << syncPeriod << "\n";
     return kUsageError;
   }
   options.hpaSyncPeriod = *period;
   for (auto [flag, text, out] : {std::tuple{"--latency", &latency, &options.latency},
                                  std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter}}) {
     if (text->empty()) continue;
-    const auto duration = sim::parseDuration(*text);
+    const auto duration = parseDurationFlag(*text);
     if (!duration) {
-      std::cerr << "error: " << flag << ": want a positive duration like 100ms, got " << *text << "\n";
+      std::cerr << "error: " << flag << ": " << kDurationSyntax << ", got " << *text << "\n";
       return kUsageError;
     }
     *out = *duration;

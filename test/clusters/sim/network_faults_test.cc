@@ -49,7 +49,7 @@ TEST(MemberSimLatency, DelaysEveryRequestByTheLatency) {
   RecordProperty("round_trip_ms_with_200ms_latency", static_cast<int>(slowTrip.count()));
 }
 
-TEST(MemberSimLatency, JitterAddsAtMostItsOwnLength) {
+TEST(MemberSimLatency, WithJitterEveryRequestStillWaitsTheLatency) {
   MemberSimulatorOptions options = withLatency(milliseconds(50));
   options.latencyJitter = milliseconds(100);
   MemberSimulator sim(options);
