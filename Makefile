@@ -3,11 +3,13 @@
 #   make         build everything (build/)
 #   make test    build and run every test through ctest, then the sanitizer build's tests
 #   make check   the ASan+UBSan build of the tests alone
+#   make tsan    the ThreadSanitizer build of the unit tests (no e2e, no bench)
 #   make bench   benchmarks (never part of make test)
 #   make run     the local federation (three simulated members) — see README
 
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
+TSAN_DIR     ?= build-tsan
 BUILD_TYPE   ?= RelWithDebInfo
 JOBS         ?= $(shell nproc)
 CTEST_FLAGS  ?= --output-on-failure -j $(JOBS)
@@ -17,7 +19,7 @@ DEB_PACKAGES := g++ make cmake ninja-build pkg-config \
 	libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libsqlite3-dev nlohmann-json3-dev \
 	librsvg2-bin python3-kubernetes wrk curl openssl
 
-.PHONY: all deps build test check bench run clean
+.PHONY: all deps build test check tsan bench run clean
 
 all: build
 
@@ -45,6 +47,17 @@ check: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && LSAN_OPTIONS=suppressions=$(CURDIR)/test/sanitizers/lsan.supp ctest $(CTEST_FLAGS)
 
+$(TSAN_DIR)/build.ninja: deps
+	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDHPA_TSAN=ON
+
+# The unit and component tests under ThreadSanitizer; the e2e scripts and benchmark smoke runs
+# (labels e2e, bench) are left out: they drive whole processes for minutes. The suppressions
+# name third-party code only.
+TSAN_OPTIONS_RUN := suppressions=$(CURDIR)/test/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1
+tsan: deps $(TSAN_DIR)/build.ninja
+	cmake --build $(TSAN_DIR) -j $(JOBS)
+	cd $(TSAN_DIR) && TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" ctest $(CTEST_FLAGS) -LE 'e2e|bench'
+
 # The sanitizer run goes first so that the last line printed is the main build's ctest summary.
 test: check build
 	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS)
@@ -61,4 +74,4 @@ run: build
 	$(BUILD_DIR)/fedhpa up --data-dir _output/data --kubeconfig-out _output/kubeconfig $(RUN_FLAGS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -89,32 +89,23 @@ json conditionsJson(const std::vector<Condition>& conditions, const json& previo
   return out;
 }
 
-}  // namespace
-
-std::optional<std::chrono::milliseconds> parseDuration(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const std::string unit = text.substr(used);
-  double millis;
-  if (unit == "ms") millis = value;
-  else if (unit == "s") millis = value * 1000;
-  else if (unit == "m") millis = value * 60'000;
-  else if (unit == "h") millis = value * 3'600'000;
-  else return std::nullopt;
-  if (millis <= 0) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<long long>(millis));
+apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& options, std::shared_ptr<NetworkFaults> faults) {
+  apiserver::ApiServerOptions out{options.http, {"default", "kube-system", "kube-public"}, {}};
+  out.wrapHandler = [faults = std::move(faults)](std::shared_ptr<apiserver::http::Handler> api) {
+    faults->setInner(std::move(api));
+    return std::shared_ptr<apiserver::http::Handler>(faults);
+  };
+  return out;
 }
+
+}  // namespace
 
 MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
     : options_(std::move(options)),
-      server_(std::make_unique<apiserver::ApiServer>(
-          storage::SqliteStorage::openInMemory({}), memberResources(),
-          apiserver::ApiServerOptions{options_.http, {"default", "kube-system", "kube-public"}})),
+      faults_(std::make_shared<NetworkFaults>(
+          NetworkFaultOptions{options_.latency, options_.latencyJitter, std::max(1, options_.http.threads)})),
+      server_(std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}), memberResources(),
+                                                     apiServerOptions(options_, faults_))),
       hpas_(storeOf(*server_, "autoscaling", "horizontalpodautoscalers")),
       deployments_(storeOf(*server_, "apps", "deployments")),
       events_(storeOf(*server_, "", "events")) {}
@@ -134,6 +125,9 @@ void MemberSimulator::stop() {
   }
   wake_.notify_all();
   if (loop_.joinable()) loop_.join();
+  // Before the server stops: what the faults hold or delay is let go while the server can still
+  // answer it.
+  faults_->shutdown();
   server_->stop();
 }
 

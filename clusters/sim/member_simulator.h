@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "clusters/sim/model/hpa_model.h"
+#include "clusters/sim/network_faults.h"
 #include "federation/apiserver/api_server.h"
 
 namespace fedhpa::sim {
@@ -22,6 +23,10 @@ inline constexpr const char* kDemandAnnotation = "sim.fedhpa.io/demand";
 struct MemberSimulatorOptions {
   std::string name = "member1";
   std::chrono::milliseconds hpaSyncPeriod{15000};
+  // Every request waits latency (+ up to latencyJitter, uniformly) before it is served; the
+  // server's threads do not wait, so concurrent requests wait together.
+  std::chrono::milliseconds latency{0};
+  std::chrono::milliseconds latencyJitter{0};
   apiserver::http::ServerOptions http;
 };
 
@@ -37,6 +42,13 @@ class MemberSimulator {
   // One pass of the simulated controllers (the loop calls it every sync period; tests may too).
   void syncOnce(TimePoint now);
 
+  // A member that hangs: until unfreeze(), no request is served and nothing is sent (responses,
+  // watch events), while connections stay open. The simulated controllers carry on, as a
+  // cluster's do behind a network partition. POST /debug/freeze and /debug/unfreeze do the same.
+  void freeze() { faults_->freeze(); }
+  void unfreeze() { faults_->unfreeze(); }
+  bool frozen() const { return faults_->frozen(); }
+
  private:
   void run();
   void syncDeployments();
@@ -44,6 +56,7 @@ class MemberSimulator {
   void recordEvent(const nlohmann::json& object, const SyncResult::Event& event, TimePoint now);
 
   MemberSimulatorOptions options_;
+  std::shared_ptr<NetworkFaults> faults_;
   std::unique_ptr<apiserver::ApiServer> server_;
   apiserver::ResourceStore& hpas_;
   apiserver::ResourceStore& deployments_;
@@ -54,8 +67,5 @@ class MemberSimulator {
   bool stopping_ = false;
   std::thread loop_;
 };
-
-// "15s", "500ms", "2m", "1h": Kubernetes-style durations for flags. nullopt when malformed.
-std::optional<std::chrono::milliseconds> parseDuration(const std::string& text);
 
 }  // namespace fedhpa::sim

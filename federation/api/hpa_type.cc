@@ -1,6 +1,7 @@
 #include "federation/api/hpa_type.h"
 
 #include "federation/api/basic_resource_type.h"
+#include "federation/api/hpa_defaults.h"
 #include "federation/api/printing.h"
 
 namespace fedhpa::api {
@@ -220,15 +221,8 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
   }
 
   void applyDefaults(json& internal) const override {
-    json& spec = internal["spec"];
-    if (!spec.is_object()) spec = json::object();
-    if (!spec.contains("minReplicas") || spec["minReplicas"].is_null()) spec["minReplicas"] = 1;
-    if (spec.contains("behavior") && spec["behavior"].is_object()) {
-      json& behavior = spec["behavior"];
-      defaultRules(behavior["scaleUp"], 0, {{{"type", "Pods"}, {"value", 4}, {"periodSeconds", 15}},
-                                            {{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
-      defaultRules(behavior["scaleDown"], 300, {{{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
-    }
+    if (!internal["spec"].is_object()) internal["spec"] = json::object();
+    applyHpaV2Defaults(internal["spec"]);
   }
 
   std::vector<StatusCause> validate(const json& internal, const json* old) const override {
@@ -282,13 +276,6 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
   }
 
  private:
-  static void defaultRules(json& rules, int stabilization, const json& policies) {
-    if (!rules.is_object()) rules = json::object();
-    if (!rules.contains("stabilizationWindowSeconds")) rules["stabilizationWindowSeconds"] = stabilization;
-    if (!rules.contains("selectPolicy")) rules["selectPolicy"] = "Max";
-    if (!rules.contains("policies")) rules["policies"] = policies;
-  }
-
   static void validateMetric(const json& metric, const std::string& path, std::vector<StatusCause>& causes) {
     static const std::vector<std::string> kTypes = {"ContainerResource", "External", "Object", "Pods", "Resource"};
     const std::string type = metric.value("type", "");

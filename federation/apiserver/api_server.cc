@@ -189,7 +189,9 @@ ResourceStore* ApiServer::store(const std::string& group, const std::string& res
 }
 
 std::uint16_t ApiServer::start() {
-  server_ = std::make_unique<http::Server>(options_.http, dispatcher_);
+  std::shared_ptr<http::Handler> handler = dispatcher_;
+  if (options_.wrapHandler) handler = options_.wrapHandler(std::move(handler));
+  server_ = std::make_unique<http::Server>(options_.http, std::move(handler));
   return server_->start();
 }
 

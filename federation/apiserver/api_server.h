@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct ApiServerOptions {
   http::ServerOptions http;
   // Namespaces that exist from the start, as kube-apiserver creates default, kube-system, kube-public.
   std::vector<std::string> initialNamespaces = {"default", "kube-system", "kube-public", "federation-system"};
+  // When set, what the HTTP server calls instead of the API itself, given the API's handler: how
+  // the member-cluster simulator puts its injected latency and freeze in front of it.
+  std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
 };
 
 class ApiServer {

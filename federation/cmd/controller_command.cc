@@ -15,6 +15,7 @@
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
+#include "federation/common/duration.h"
 #include "federation/common/logging.h"
 #include "federation/common/time_source.h"
 #include "federation/controller/controller_manager.h"
@@ -53,12 +54,13 @@ void addControllerFlags(po::options_description& options, ControllerFlags& flags
 std::variant<controller::ControllerOptions, std::string> controllerOptions(const ControllerFlags& flags) {
   controller::ControllerOptions options;
   options.workers = flags.workers;
-  const auto resync = sim::parseDuration(flags.resyncPeriod);
-  const auto probe = sim::parseDuration(flags.probePeriod);
-  const auto grace = sim::parseDuration(flags.unhealthyGrace);
-  const auto window = flags.forbiddenWindow == "0" ? std::optional(std::chrono::milliseconds(0)) : sim::parseDuration(flags.forbiddenWindow);
+  const auto resync = parseDurationFlag(flags.resyncPeriod);
+  const auto probe = parseDurationFlag(flags.probePeriod);
+  const auto grace = parseDurationFlag(flags.unhealthyGrace);
+  const auto window = parseDurationFlag(flags.forbiddenWindow);
   const auto policy = partitioner::parsePolicyName(flags.policy);
-  if (!resync || !probe || !grace || !window) return std::string("durations look like 30s, 500ms, 2m");
+  if (!resync || !probe || !grace || !window) return std::string(kDurationSyntax);
+  if (resync->count() == 0 || probe->count() == 0) return std::string("--resync-period and --cluster-probe-period must be positive");
   if (!policy) return "--partition-policy: want demand or legacy, got " + flags.policy;
   if (flags.workers < 1) return std::string("--workers must be at least 1");
   options.resyncPeriod = *resync;
@@ -220,8 +222,8 @@ int upMain(int argc, char** argv) {
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
   const auto parsed = controllerOptions(flags);
-  const auto syncPeriod = sim::parseDuration(hpaSyncPeriod);
-  if (const auto* error = std::get_if<std::string>(&parsed); error || !syncPeriod || members < 1) {
+  const auto syncPeriod = parseDurationFlag(hpaSyncPeriod);
+  if (const auto* error = std::get_if<std::string>(&parsed); error || !syncPeriod || syncPeriod->count() == 0 || members < 1) {
     std::cerr << "error: " << (error ? *error : "--hpa-sync-period and --members must be positive") << "\n";
     return kUsageError;
   }

@@ -1,9 +1,11 @@
 #include "federation/cmd/member_sim_command.h"
 
 #include <iostream>
+#include <tuple>
 
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
+#include "federation/common/duration.h"
 #include "federation/cmd/serve.h"
 
 namespace fedhpa::cmd {
@@ -13,24 +15,39 @@ namespace po = boost::program_options;
 int memberSimMain(int argc, char** argv) {
   std::string listen;
   std::string syncPeriod;
+  std::string latency;
+  std::string latencyJitter;
   ServeFlags serve;
   sim::MemberSimulatorOptions options;
-  po::options_description description("fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s]");
+  po::options_description description(
+      "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s] [--latency 0s] [--latency-jitter 0s]");
   description.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
       ("port", po::value<int>(), "shorthand for --listen 127.0.0.1:PORT")
       ("name", po::value<std::string>(&options.name)->default_value("member1"), "the simulated cluster's name (events, logs)")
-      ("hpa-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"), "how often the HPA controller syncs");
+      ("hpa-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"), "how often the HPA controller syncs")
+      ("latency", po::value<std::string>(&latency), "delay every request by this long before serving it")
+      ("latency-jitter", po::value<std::string>(&latencyJitter), "add a uniformly random extra delay of up to this long");
   addServeFlags(description, serve);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
   if (vm.count("port")) listen = "127.0.0.1:" + std::to_string(vm["port"].as<int>());
-  const auto period = sim::parseDuration(syncPeriod);
-  if (!period) {
-    std::cerr << "error: --hpa-sync-period: want a duration like 15s or 500ms, got " << syncPeriod << "\n";
+  const auto period = parseDurationFlag(syncPeriod);
+  if (!period || period->count() == 0) {
+    std::cerr << "error: --hpa-sync-period: want a positive duration (" << kDurationSyntax << "), got " << syncPeriod << "\n";
     return kUsageError;
   }
   options.hpaSyncPeriod = *period;
+  for (auto [flag, text, out] : {std::tuple{"--latency", &latency, &options.latency},
+                                 std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter}}) {
+    if (text->empty()) continue;
+    const auto duration = parseDurationFlag(*text);
+    if (!duration) {
+      std::cerr << "error: " << flag << ": " << kDurationSyntax << ", got " << *text << "\n";
+      return kUsageError;
+    }
+    *out = *duration;
+  }
   if (const auto error = httpOptionsFrom(listen, serve, options.http)) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;

@@ -1,0 +1,73 @@
+// Every duration flag takes Go's syntax: the fedhpa binary run as a user runs it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace fedhpa::cmd {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Outcome {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+// `timeout` ends a command that got past its flags and serves; its status is then 124.
+Outcome fedhpa(const std::string& args, int seconds = 5) {
+  const std::string command = "timeout " + std::to_string(seconds) + " " + std::string(FEDHPA_BINARY) + " " + args + " 2>&1";
+  Outcome run{-1, ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buffer{};
+  std::size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+constexpr int kUsageError = 2;
+
+// Past the flags, controller-manager fails on the missing kubeconfig: exit 1, not a usage error.
+TEST(DurationFlags, ControllerManagerTakesZeroAndCompoundDurations) {
+  for (const char* window : {"0s", "1m30s", "0", "1.5h"}) {
+    const Outcome run = fedhpa(std::string("controller-manager --kubeconfig /nonexistent/kubeconfig --hpa-scale-forbidden-window ") + window);
+    EXPECT_NE(run.status, kUsageError) << window << ": " << run.output;
+    EXPECT_THAT(run.output, Not(HasSubstr("durations look like"))) << window;
+  }
+  const Outcome grace = fedhpa("controller-manager --kubeconfig /nonexistent/kubeconfig --cluster-unhealthy-grace 1m30s --resync-period 1.5s");
+  EXPECT_NE(grace.status, kUsageError) << grace.output;
+}
+
+TEST(DurationFlags, ControllerManagerRejectsMalformedAndNegativeDurations) {
+  for (const char* window : {"2x", "-1s", "30", "1m 30s"}) {
+    const Outcome run = fedhpa(std::string("controller-manager --kubeconfig /nonexistent/kubeconfig --hpa-scale-forbidden-window '") + window + "'");
+    EXPECT_EQ(run.status, kUsageError) << window << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("1m30s")) << "the error shows the syntax";
+  }
+  EXPECT_EQ(fedhpa("controller-manager --kubeconfig /nonexistent/kubeconfig --resync-period 0s").status, kUsageError)
+      << "a period of zero would spin";
+}
+
+TEST(DurationFlags, MemberSimTakesGoDurations) {
+  const Outcome run = fedhpa("member-sim --port 0 --hpa-sync-period 1m30s --latency 1.5ms --latency-jitter 0s", 2);
+  EXPECT_EQ(run.status, 124) << "served until timeout ended it: " << run.output;
+  EXPECT_THAT(run.output, HasSubstr("listening on http://127.0.0.1:"));
+  EXPECT_EQ(fedhpa("member-sim --port 0 --latency 100").status, kUsageError);
+  EXPECT_EQ(fedhpa("member-sim --port 0 --latency -1s").status, kUsageError);
+  EXPECT_EQ(fedhpa("member-sim --port 0 --hpa-sync-period 0s").status, kUsageError);
+}
+
+TEST(DurationFlags, UpRejectsAMalformedSyncPeriodBeforeStartingAnything) {
+  const Outcome run = fedhpa("up --data-dir /nonexistent/data --hpa-sync-period 5 --hpa-scale-forbidden-window 0s");
+  EXPECT_EQ(run.status, kUsageError) << run.output;
+}
+
+}  // namespace
+}  // namespace fedhpa::cmd
