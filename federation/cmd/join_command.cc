@@ -4,13 +4,17 @@
 #include <iostream>
 #include <sstream>
 
+#include "clusters/client/cluster_registry.h"
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "federation/cmd/flags.h"
+#include "federation/controller/deployment_reconciler.h"
 
 namespace fedhpa::cmd {
 
 namespace po = boost::program_options;
+
+using clusters::json;
 
 namespace {
 
@@ -75,13 +79,55 @@ int joinMain(int argc, char** argv) {
   });
 }
 
+// The member's client, from its Cluster and Secret, while they still exist; nullptr (and why) when
+// it cannot be built.
+std::unique_ptr<clusters::RestClient> memberClient(clusters::KubeClient& federation, const std::string& name, std::string& why) {
+  try {
+    const json cluster = federation.get(clusters::kClusters, "", name);
+    const std::string secretName = cluster.value("spec", json::object()).value("secretRef", json::object()).value("name", name);
+    const json secret = federation.get(clusters::kSecrets, clusters::kFederationNamespace, secretName);
+    clusters::RestClientOptions options;
+    options.requestTimeout = std::chrono::seconds(5);
+    options.retry.attempts = 1;
+    return std::make_unique<clusters::RestClient>(clusters::memberRestConfig(cluster, secret), options);
+  } catch (const std::exception& error) {
+    why = error.what();
+    return nullptr;
+  }
+}
+
+// What fedhpa placed on a member it no longer manages: the managed-by label comes off every copy,
+// so the member's owners see them as theirs. Done after the unjoin, so that the controller has
+// stopped watching the member and does not place a copy there again. Best effort: an unreachable
+// member is reported, and the unjoin stands.
+std::string releaseCopies(clusters::RestClient* member, const std::string& why) {
+  if (!member) return "; its copies could not be released (" + why + ")";
+  std::size_t released = 0;
+  try {
+    clusters::ListOptions managed;
+    managed.labelSelector = std::string(controller::kManagedByLabel) + "=" + controller::kManagedByValue;
+    for (const auto& resource : {controller::kHpas, controller::kDeployments}) {
+      for (json copy : member->list(resource, "", managed).value("items", json::array())) {
+        copy["metadata"]["labels"].erase(controller::kManagedByLabel);
+        member->update(resource, copy);  // with the resourceVersion just listed
+        ++released;
+      }
+    }
+  } catch (const std::exception& error) {
+    return "; " + std::to_string(released) + " copies released, then: " + error.what();
+  }
+  return "; " + std::to_string(released) + " copies released (no longer managed by fedhpa)";
+}
+
 int unjoinMain(int argc, char** argv) {
   JoinFlags flags;
   if (const auto exit = parseJoinFlags(argc, argv, "fedhpa unjoin NAME [--kubeconfig K] [--host-context federation-cluster]", false, flags))
     return *exit;
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig&) {
+    std::string why;
+    const auto member = memberClient(federation, flags.name, why);
     clusters::unjoinCluster(federation, flags.name);
-    return "cluster.federation/" + flags.name + " unjoined";
+    return "cluster.federation/" + flags.name + " unjoined" + releaseCopies(member.get(), why);
   });
 }
 

@@ -28,4 +28,10 @@ wait_for "and holds a share again" '^[0-9]+ [0-9]+ [1-9][0-9]*$' -- maxes
 SUM=$(maxes | awk '{print $1 + $2 + $3}')
 if [ "$SUM" = 10 ]; then ok "Σ max is 10 across the three"; else not_ok "Σ max is $SUM ($(maxes))"; fi
 
+# Unjoined, a member keeps its copies, released: no longer labelled as fedhpa's.
+check "unjoin member3 releases its copy" 0 'unjoined; 1 copies released' -- "$FEDHPA" unjoin member3 --kubeconfig "$E2E_DIR/kubeconfig"
+check "member3's HPA is still there, without fedhpa's label" 0 '^php-apache \{\}$|^php-apache map\[\]$|^php-apache $' -- \
+  kubectl --kubeconfig "$E2E_DIR/kubeconfig" --cache-dir "$E2E_DIR/cache" --context member3 get hpa php-apache \
+  -o 'jsonpath={.metadata.name} {.metadata.labels}'
+
 summary
