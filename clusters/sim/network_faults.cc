@@ -171,17 +171,22 @@ void NetworkFaults::setInner(std::shared_ptr<http::Handler> inner) { inner_ = st
 void NetworkFaults::handle(http::Request request, std::shared_ptr<http::Responder> responder) {
   if (request.path == kFreezePath || request.path == kUnfreezePath) return handleDebug(request, *responder);
   auto gated = std::make_shared<GatedResponder>(shared_from_this(), std::move(responder));
-  std::unique_lock lock(mutex_);
-  const auto delay = nextDelayLocked();
-  if (delay.count() > 0 && !shutDown_) {
-    auto timer = std::make_shared<net::steady_timer>(impl_->io, delay);
-    timer->async_wait([self = shared_from_this(), timer, request = std::move(request),
-                       gated = std::move(gated)](const boost::system::error_code&) mutable {
-      self->admit(std::move(request), std::move(gated));
-    });
-    return;
+  std::chrono::milliseconds delay;
+  {
+    std::lock_guard lock(mutex_);
+    delay = nextDelayLocked();
   }
-  lock.unlock();
+  if (delay.count() > 0) {
+    std::lock_guard lock(ioMutex_);
+    if (impl_) {
+      auto timer = std::make_shared<net::steady_timer>(impl_->io, delay);
+      timer->async_wait([self = shared_from_this(), timer, request = std::move(request),
+                         gated = std::move(gated)](const boost::system::error_code&) mutable {
+        self->admit(std::move(request), std::move(gated));
+      });
+      return;
+    }
+  }
   admit(std::move(request), std::move(gated));
 }
 
@@ -217,8 +222,8 @@ void NetworkFaults::emit(std::function<void()> action) {
 
 void NetworkFaults::post(std::function<void()> action) {
   {
-    std::lock_guard lock(mutex_);
-    if (!shutDown_) {
+    std::lock_guard lock(ioMutex_);
+    if (impl_) {
       net::post(impl_->io, std::move(action));
       return;
     }
@@ -265,9 +270,14 @@ void NetworkFaults::shutdown() {
   // Dropped outside the lock: a dropped responder answers through emit(), which takes it.
   requests.clear();
   actions.clear();
-  impl_->stop();
+  std::unique_ptr<Impl> impl;
+  {
+    std::lock_guard lock(ioMutex_);
+    impl = std::move(impl_);
+  }
+  impl->stop();
   // The timers still pending hold requests and responders (and this object): let them go now.
-  impl_.reset();
+  impl.reset();
 }
 
 void NetworkFaults::handleDebug(const http::Request& request, http::Responder& responder) {

@@ -69,7 +69,10 @@ class NetworkFaults : public apiserver::http::Handler, public std::enable_shared
 
   NetworkFaultOptions options_;
   std::shared_ptr<apiserver::http::Handler> inner_;
-  std::unique_ptr<Impl> impl_;  // the timers' io_context and its threads
+  // The timers' io_context and its threads; null once shut down. Its own lock, taken after
+  // mutex_ and never before it: an outgoing action run under mutex_ may post().
+  std::mutex ioMutex_;
+  std::unique_ptr<Impl> impl_;
   // Outgoing actions run under this lock so that a flush and a new action cannot reorder; they
   // only queue work on the server's threads, so nothing else is locked while it is held.
   mutable std::mutex mutex_;
