@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 
 namespace fedhpa::apiserver {
@@ -50,7 +51,7 @@ std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchPar
         after = std::stoll(rv, &used);
       } catch (const std::exception&) {
       }
-      if (after < 0 || used != rv.size()) throw api::ApiError::badRequest("invalid resourceVersion " + json(rv).dump());
+      if (after < 0 || used != rv.size()) throw api::ApiError::badRequest("invalid resourceVersion " + api::quoted(rv));
       session->lastResourceVersion_ = rv;
       session->subscribe(after);
     }
@@ -110,7 +111,7 @@ void WatchSession::send(const std::string& type, const json& internalObject) {
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }
 
 void WatchSession::write(const json& event) {
-  if (!stream_->write(event.dump() + "\n")) stream_->close();
+  if (!stream_->write(api::machinery::dumpSafe(event) + "\n")) stream_->close();
 }
 
 bool WatchSession::tick(std::chrono::steady_clock::time_point now) {
