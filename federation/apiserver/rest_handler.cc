@@ -1,6 +1,7 @@
 #include "federation/apiserver/rest_handler.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "federation/api/machinery/patch.h"
 #include "federation/apiserver/object_meta.h"
@@ -106,11 +107,15 @@ std::optional<std::size_t> limitOf(const http::Request& request) {
   }
 }
 
+// 0: the server's default. A negative value ends the watch at once, as kube-apiserver's timer does.
 std::chrono::seconds timeoutOf(const http::Request& request) {
   const auto text = request.queryParam("timeoutSeconds");
   if (!text || text->empty()) return std::chrono::seconds(0);
   try {
-    return std::chrono::seconds(std::max(0LL, std::stoll(*text)));
+    std::size_t used = 0;
+    const long long seconds = std::stoll(*text, &used);
+    if (used != text->size()) throw std::invalid_argument("timeoutSeconds");
+    return std::chrono::seconds(seconds);
   } catch (const std::exception&) {
     throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + api::quoted(*text) + ": must be an integer");
   }
@@ -233,9 +238,65 @@ http::Response RestHandler::get(const Call& call) {
   return jsonResponse(200, out);
 }
 
+namespace {
+
+// kube-apiserver's ListOptions checks (metainternalversion's ValidateListOptions), made before
+// anything is read or a watch stream opened, so that the client gets the error.
+void validateListOptions(const RestHandler::Call& call, bool watch) {
+  const http::Request& request = call.request;
+  const std::string rv = request.queryParam("resourceVersion").value_or("");
+  if (!rv.empty()) {
+    // strconv.ParseUint's rules (digits only); revisions here are int64s, so the range is theirs.
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(rv.data(), rv.data() + rv.size(), value);
+    if (rv.front() == '-' || error != std::errc() || end != rv.data() + rv.size())
+      throw api::ApiError::badRequest("invalid resource version: resourceVersion: Invalid value: " + api::quoted(rv) +
+                                      ": strconv.ParseUint: parsing " + api::quoted(rv) + ": invalid syntax");
+  }
+  std::vector<api::StatusCause> causes;
+  const std::string match = request.queryParam("resourceVersionMatch").value_or("");
+  const bool sendInitialEvents = request.queryParam("sendInitialEvents").has_value();
+  const bool continuing = !request.queryParam("continue").value_or("").empty();
+  if (!match.empty()) {
+    if (watch && !sendInitialEvents)
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch"});
+    if (!watch && rv.empty())
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", "resourceVersionMatch"});
+    if (continuing)
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden when continue is provided", "resourceVersionMatch"});
+    if (watch && match != "NotOlderThan")
+      causes.push_back(api::fieldNotSupported("resourceVersionMatch", match, {"NotOlderThan"}));
+    if (!watch && match != "Exact" && match != "NotOlderThan")
+      causes.push_back(api::fieldNotSupported("resourceVersionMatch", match, {"Exact", "NotOlderThan", ""}));
+    if (!watch && match == "Exact" && rv == "0")
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"", "resourceVersionMatch"});
+  }
+  if (sendInitialEvents) {
+    if (!watch) {
+      causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for list", "sendInitialEvents"});
+    } else {
+      if (match != "NotOlderThan")
+        causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch"});
+      // The streaming list (WatchList) is not served here.
+      causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled", "sendInitialEvents"});
+    }
+  }
+  if (!causes.empty()) throw api::ApiError::invalid("meta.k8s.io", "ListOptions", "", causes);
+  // A list at a revision this server has not reached: kube-apiserver waits up to 3 s for it, then
+  // answers this; nothing here can bring a revision closer, so the answer comes at once.
+  if (!watch && !rv.empty() && std::stoll(rv) > call.store.currentRevision())
+    throw api::ApiError(504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " +
+                        std::to_string(call.store.currentRevision()),
+                        json{{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                             {"retryAfterSeconds", 1}});
+}
+
+}  // namespace
+
 void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>& responder) {
   const auto table = tableRequested(call.request);
   auto filter = selectorFilter(call.request, call.type());
+  validateListOptions(call, call.info.verb == "watch");
   if (call.info.verb == "watch") {
     WatchParams params;
     params.namespaceName = call.info.namespaceName;

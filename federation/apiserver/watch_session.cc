@@ -27,7 +27,8 @@ bool matches(const WatchParams& params, const json& object) { return !params.fil
 WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params, std::shared_ptr<http::ResponseStream> stream)
     : store_(store), params_(std::move(params)), stream_(std::move(stream)) {
   const auto now = std::chrono::steady_clock::now();
-  deadline_ = now + (params_.timeout.count() > 0 ? params_.timeout : defaultTimeout());
+  // A negative timeoutSeconds ends the watch at the first tick, as kube-apiserver's timer fires at once.
+  deadline_ = now + (params_.timeout.count() != 0 ? params_.timeout : defaultTimeout());
   nextBookmark_ = now + kBookmarkInterval;
 }
 

@@ -284,6 +284,47 @@ TEST_P(HostileInputTest, MetricsLabelsComeFromAClosedSet) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, ListOptionsAreValidatedAsKubeDoes) {
+  ASSERT_EQ(post(kHpas, hpa("l").dump()).status, 201);
+  const std::string current = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+  for (const std::string rv : {"abc", "-1", "1.5", "99999999999999999999", "0x10", "%201", "%2B1"}) {
+    SCOPED_TRACE(rv);
+    const auto list = call(port_, "GET", std::string(kHpas) + "?resourceVersion=" + rv);
+    expectStatus(list, 400);
+    EXPECT_THAT(list.json()["message"].get<std::string>(), HasSubstr("invalid resource version"));
+    // A watch's error comes before any stream: a 400, not an empty 200 that closes.
+    expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&resourceVersion=" + rv), 400);
+  }
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersion=0").status, 200);
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersion=" + current).status, 200);
+  const auto future = call(port_, "GET", std::string(kHpas) + "?resourceVersion=99999999999");
+  expectStatus(future, 504);
+  EXPECT_EQ(future.json()["reason"], "Timeout");
+  EXPECT_THAT(future.json()["message"].get<std::string>(), HasSubstr("Too large resource version"));
+
+  for (const std::string query : {"resourceVersionMatch=Exact", "resourceVersionMatch=garbage&resourceVersion=0",
+                                  "resourceVersionMatch=Exact&resourceVersion=0", "sendInitialEvents=true",
+                                  "watch=true&sendInitialEvents=true", "watch=true&resourceVersionMatch=NotOlderThan"}) {
+    SCOPED_TRACE(query);
+    const auto reply = call(port_, "GET", std::string(kHpas) + "?" + query);
+    expectStatus(reply, 422);
+    EXPECT_EQ(reply.json()["details"]["kind"], "ListOptions");
+    EXPECT_EQ(reply.json()["details"]["group"], "meta.k8s.io");
+  }
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=NotOlderThan&resourceVersion=" + current).status, 200);
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=Exact&resourceVersion=" + current).status, 200);
+
+  expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&timeoutSeconds=abc"), 400);
+  expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&timeoutSeconds=1x"), 400);
+  // A negative timeout ends the watch at once, as kube-apiserver's timer fires at once.
+  const auto started = std::chrono::steady_clock::now();
+  testing::WatchConnection watch(port_, std::string(kHpas) + "?watch=true&timeoutSeconds=-1&resourceVersion=" + current);
+  EXPECT_EQ(watch.status(), 200);
+  EXPECT_FALSE(watch.next().has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  expectAlive();
+}
+
 INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputTest,
                          ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),
                          [](const auto& info) { return info.param == ResourceSet::Federation ? "Federation" : "MemberSim"; });
