@@ -2,6 +2,7 @@
 
 #include "federation/api/basic_resource_type.h"
 #include "federation/api/hpa_defaults.h"
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/printing.h"
 
 namespace fedhpa::api {
@@ -84,7 +85,13 @@ std::optional<json> takeAnnotation(json& object, const char* name) {
   if (!object.contains("metadata") || !object["metadata"].contains("annotations")) return std::nullopt;
   json& annotations = object["metadata"]["annotations"];
   if (!annotations.is_object() || !annotations.contains(name)) return std::nullopt;
-  const json value = json::parse(annotations[name].is_string() ? annotations[name].get<std::string>() : "", nullptr, false);
+  json value;
+  try {
+    // As kube-apiserver's conversion, an annotation that does not decode is ignored.
+    value = machinery::parseUntrustedJson(annotations[name].is_string() ? annotations[name].get<std::string>() : "");
+  } catch (const machinery::JsonInputError&) {
+    value = json(json::value_t::discarded);
+  }
   annotations.erase(name);
   if (annotations.empty()) object["metadata"].erase("annotations");
   if (value.is_discarded()) return std::nullopt;
@@ -92,7 +99,7 @@ std::optional<json> takeAnnotation(json& object, const char* name) {
 }
 
 void putAnnotation(json& object, const char* name, const json& value) {
-  object["metadata"]["annotations"][name] = value.dump();
+  object["metadata"]["annotations"][name] = machinery::dumpSafe(value);
 }
 
 std::string quantityText(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }

@@ -1,5 +1,7 @@
 #include "federation/api/status.h"
 
+#include "federation/api/machinery/untrusted_json.h"
+
 namespace fedhpa::api {
 
 namespace {
@@ -12,15 +14,14 @@ nlohmann::json resourceDetails(const GroupResource& gr, const std::string& name)
 
 // Values in field errors print as Go's %v/%q would: strings quoted, everything else as JSON.
 std::string printValue(const nlohmann::json& value) {
-  if (value.is_string()) return nlohmann::json(value.get<std::string>()).dump();
   if (value.is_null()) return "null";
-  return value.dump();
+  return machinery::dumpSafe(value);  // client input need not be UTF-8
 }
 
 }  // namespace
 
 ApiError::ApiError(int code, std::string reason, std::string message, nlohmann::json details)
-    : std::runtime_error(std::move(message)), code_(code), reason_(std::move(reason)),
+    : std::runtime_error(machinery::sanitizeUtf8(message)), code_(code), reason_(std::move(reason)),
       details_(std::move(details)) {}
 
 nlohmann::json ApiError::toStatus() const {
@@ -101,6 +102,8 @@ ApiError ApiError::tooManyRequests(const std::string& message) { return {429, "T
 StatusCause fieldInvalid(const std::string& field, const nlohmann::json& value, const std::string& detail) {
   return {"FieldValueInvalid", "Invalid value: " + printValue(value) + ": " + detail, field};
 }
+
+std::string quoted(const std::string& text) { return machinery::dumpSafe(nlohmann::json(text)); }
 
 StatusCause fieldRequired(const std::string& field) { return {"FieldValueRequired", "Required value", field}; }
 

@@ -62,6 +62,9 @@ class ApiError : public std::runtime_error {
 // A field error as validation collects them; ApiError::invalid turns a list of them into a 422.
 StatusCause fieldInvalid(const std::string& field, const nlohmann::json& value, const std::string& detail);
 StatusCause fieldRequired(const std::string& field);
+// A string as a JSON string literal, for messages that echo client input; never throws (bytes
+// that are not UTF-8 become U+FFFD).
+std::string quoted(const std::string& text);
 StatusCause fieldNotSupported(const std::string& field, const nlohmann::json& value,
                               const std::vector<std::string>& supported);
 

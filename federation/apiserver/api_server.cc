@@ -1,8 +1,10 @@
 #include "federation/apiserver/api_server.h"
 
 #include <chrono>
+#include <set>
 
 #include "federation/api/discovery.h"
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/openapi.h"
 #include "federation/apiserver/metrics.h"
 #include "federation/apiserver/object_meta.h"
@@ -70,6 +72,24 @@ class RecordingResponder : public http::Responder {
   int code_ = 0;
 };
 
+// kube-apiserver's answer to a request whose path or query is not UTF-8 (a 400), before anything
+// parses, echoes or stores them.
+void requireUtf8(const http::Request& request) {
+  if (!api::machinery::isValidUtf8(request.path))
+    throw api::ApiError::badRequest("the request path is not valid UTF-8");
+  for (const auto& [name, value] : request.query)
+    if (!api::machinery::isValidUtf8(name) || !api::machinery::isValidUtf8(value))
+      throw api::ApiError::badRequest("the query parameter " + api::quoted(name) + " is not valid UTF-8");
+}
+
+// The verb label: a closed set, as kube-apiserver's (unknown methods share one value).
+std::string metricVerb(const std::string& verb) {
+  static const std::set<std::string> known = {"get",   "list",   "watch",  "create",  "update", "patch",
+                                              "delete", "deletecollection", "GET", "HEAD", "POST", "PUT",
+                                              "PATCH", "DELETE", "OPTIONS"};
+  return known.count(verb) ? verb : "other";
+}
+
 }  // namespace
 
 class ApiServer::Dispatcher : public http::Handler {
@@ -80,17 +100,20 @@ class ApiServer::Dispatcher : public http::Handler {
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     const auto started = std::chrono::steady_clock::now();
     auto recording = std::make_shared<RecordingResponder>(responder);
-    const auto info = parseResourceRequest(request);
     std::string verb = request.method;
-    std::string resource = request.path;
+    std::string resource;  // a metric label: only ever a served resource or a served path (never client text)
+    bool nonResource = false;
     try {
+      requireUtf8(request);
+      const auto info = parseResourceRequest(request);
       if (info) {
         verb = info->verb;
-        resource = info->subresource.empty() ? info->resource : info->resource + "/" + info->subresource;
+        resource = metricResource(*info);
         rest_.handle(*info, request, recording);
         if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
           deleteNamespaceContents(info->name);
       } else {
+        nonResource = true;
         recording->respond(handleNonResource(request));
       }
     } catch (const api::ApiError& error) {
@@ -101,10 +124,21 @@ class ApiServer::Dispatcher : public http::Handler {
       recording->respond(jsonResponse(internal.code(), internal.toStatus()));
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    metrics_.observe(verb, resource, recording->code(), seconds);
+    // A non-resource path is its own label only when it was served (a finite set of documents).
+    if (nonResource && recording->code() >= 200 && recording->code() < 400) resource = request.path;
+    metrics_.observe(metricVerb(verb), resource, recording->code(), seconds);
   }
 
   void stopWatches() { watches_.stopAll(); }
+
+  // "horizontalpodautoscalers", "deployments/scale": a served resource and subresource, else "".
+  std::string metricResource(const RequestInfo& info) {
+    ResourceStore* store = rest_.find(info.group, info.resource);
+    if (!store) return "";
+    if (info.subresource.empty()) return info.resource;
+    if (info.subresource == "status" || info.subresource == "scale") return info.resource + "/" + info.subresource;
+    return info.resource;
+  }
   RestHandler& rest() { return rest_; }
 
  private:

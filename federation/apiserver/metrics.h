@@ -13,8 +13,9 @@ namespace fedhpa::apiserver {
 
 class RequestMetrics {
  public:
-  // resource is "horizontalpodautoscalers" (with "/status" for subresources) or the path of a
-  // non-resource request such as "/version".
+  // Labels come from a closed set, never from the request as sent: verb is a REST verb or a known
+  // method ("other" else); resource is a served resource ("horizontalpodautoscalers",
+  // "deployments/scale"), a served non-resource path ("/version"), or "" for everything else.
   void observe(const std::string& verb, const std::string& resource, int code, double seconds);
   // Prometheus text exposition format; openWatches is reported as a gauge.
   std::string render(std::size_t openWatches) const;

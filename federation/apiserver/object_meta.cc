@@ -40,7 +40,7 @@ std::optional<std::int64_t> resourceVersionOf(const json& object) {
     if (used == text.size() && value >= 0) return value;
   } catch (const std::exception&) {
   }
-  throw api::ApiError::badRequest("invalid resourceVersion " + json(text).dump());
+  throw api::ApiError::badRequest("invalid resourceVersion " + api::quoted(text));
 }
 
 std::vector<std::string> finalizersOf(const json& object) {

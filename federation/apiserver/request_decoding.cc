@@ -1,6 +1,7 @@
 #include "federation/apiserver/request_decoding.h"
 
 #include "federation/api/machinery/protobuf.h"
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/machinery/selectors.h"
 #include "federation/apiserver/field_selectors.h"
 #include "federation/apiserver/object_meta.h"
@@ -78,19 +79,66 @@ json decodeObjectBody(const http::Request& request) {
     throw api::ApiError::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: application/json, "
         "application/vnd.kubernetes.protobuf");
-  json body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded())
-    throw api::ApiError::badRequest("the body of the request is not valid JSON");
+  json body = parseRequestJson(request.body);
   if (!body.is_object()) throw api::ApiError::badRequest("the body of the request must be a JSON object");
   return body;
 }
 
+json parseRequestJson(const std::string& body) {
+  try {
+    return api::machinery::parseUntrustedJson(body);
+  } catch (const api::machinery::JsonInputError& error) {
+    throw api::ApiError::badRequest(std::string("the body of the request could not be decoded: ") + error.what());
+  }
+}
+
+void dropNullMembers(json& object) {
+  std::vector<json*> pending{&object};
+  while (!pending.empty()) {
+    json* node = pending.back();
+    pending.pop_back();
+    if (node->is_object()) {
+      for (auto it = node->begin(); it != node->end();) {
+        if (it->is_null()) {
+          it = node->erase(it);
+        } else {
+          if (it->is_structured()) pending.push_back(&*it);
+          ++it;
+        }
+      }
+    } else if (node->is_array()) {
+      for (auto& element : *node) {
+        // Go would decode a zero value here, which no list served here accepts.
+        if (element.is_null()) throw api::ApiError::badRequest("the object holds null as a list element");
+        if (element.is_structured()) pending.push_back(&element);
+      }
+    }
+  }
+}
+
+namespace {
+
+std::string typeMetaField(const json& served, const char* field, const std::string& kindName) {
+  if (!served.contains(field)) return "";
+  const json& value = served[field];
+  if (!value.is_string())
+    throw api::ApiError::badRequest("Object '" + kindName + "' in the request has " + field +
+                                    " of type " + value.type_name() + ", not a string");
+  return value.get<std::string>();
+}
+
+}  // namespace
+
 std::vector<std::string> admitBody(json& served, const api::ResourceType& type, const std::string& version,
                                    FieldValidation validation) {
   const auto& names = type.names();
+  if (api::machinery::nestsDeeperThan(served, api::machinery::kMaxJsonDepth))
+    throw api::ApiError::badRequest("the object is nested deeper than the limit of " +
+                                    std::to_string(api::machinery::kMaxJsonDepth) + " levels");
+  dropNullMembers(served);
   const std::string expectedApiVersion = names.apiVersion(version);
-  const std::string apiVersion = served.value("apiVersion", std::string());
-  const std::string kind = served.value("kind", std::string());
+  const std::string apiVersion = typeMetaField(served, "apiVersion", names.kind);
+  const std::string kind = typeMetaField(served, "kind", names.kind);
   if (!apiVersion.empty() && apiVersion != expectedApiVersion)
     throw api::ApiError::badRequest("the API version in the data (" + apiVersion +
                                     ") does not match the expected API version (" + expectedApiVersion + ")");
@@ -102,21 +150,21 @@ std::vector<std::string> admitBody(json& served, const api::ResourceType& type, 
 
   const auto wrongTypes = type.typeErrors(served, version);
   if (!wrongTypes.empty())
-    throw api::ApiError::badRequest(names.kind + " in version " + json(version).dump() + " cannot be handled as a " +
+    throw api::ApiError::badRequest(names.kind + " in version " + api::quoted(version) + " cannot be handled as a " +
                                     names.kind + ": " + wrongTypes.front());
   std::vector<std::string> warnings;
   const auto unknown = type.unknownFields(served, version);
   if (unknown.empty()) return warnings;
   if (validation == FieldValidation::Strict) {
     std::string list;
-    for (const auto& field : unknown) list += (list.empty() ? "" : ", ") + std::string("unknown field ") + json(field).dump();
-    throw api::ApiError::badRequest(names.kind + " in version " + json(version).dump() + " cannot be handled as a " +
+    for (const auto& field : unknown) list += (list.empty() ? "" : ", ") + std::string("unknown field ") + api::quoted(field);
+    throw api::ApiError::badRequest(names.kind + " in version " + api::quoted(version) + " cannot be handled as a " +
                                     names.kind + ": strict decoding error: " + list);
   }
   // Unknown fields are never stored; deepest first so indices stay valid.
   for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) eraseFieldPath(served, *it);
   if (validation == FieldValidation::Warn)
-    for (const auto& field : unknown) warnings.push_back("unknown field " + json(field).dump());
+    for (const auto& field : unknown) warnings.push_back("unknown field " + api::quoted(field));
   return warnings;
 }
 
@@ -125,7 +173,7 @@ FieldValidation fieldValidationOf(const http::Request& request) {
   if (value.empty() || value == "Warn") return FieldValidation::Warn;
   if (value == "Strict") return FieldValidation::Strict;
   if (value == "Ignore") return FieldValidation::Ignore;
-  throw api::ApiError::badRequest("fieldValidation: Invalid value: " + json(value).dump() +
+  throw api::ApiError::badRequest("fieldValidation: Invalid value: " + api::quoted(value) +
                                   ": fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\"");
 }
 
@@ -133,7 +181,7 @@ bool dryRunOf(const http::Request& request) {
   bool dryRun = false;
   for (auto [it, end] = request.query.equal_range("dryRun"); it != end; ++it) {
     if (it->second != "All")
-      throw api::ApiError::badRequest("dryRun: Unsupported value: " + json(it->second).dump() +
+      throw api::ApiError::badRequest("dryRun: Unsupported value: " + api::quoted(it->second) +
                                       ": supported values: \"All\"");
     dryRun = true;
   }
@@ -202,14 +250,14 @@ void eraseFieldPath(json& object, const std::string& path) {
 }
 
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings) {
-  for (const auto& warning : warnings) headers.emplace("Warning", "299 - " + json(warning).dump());
+  for (const auto& warning : warnings) headers.emplace("Warning", "299 - " + api::quoted(warning));
 }
 
 http::Response jsonResponse(int status, const json& body) {
   http::Response response;
   response.status = status;
   response.headers.emplace("Content-Type", "application/json");
-  response.body = body.dump();
+  response.body = api::machinery::dumpSafe(body);  // the one place responses are serialised
   return response;
 }
 

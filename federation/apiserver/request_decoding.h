@@ -20,7 +20,15 @@ enum class FieldValidation { Ignore, Warn, Strict };
 // application/json (or none), application/vnd.kubernetes.protobuf; 415 for anything else.
 nlohmann::json decodeObjectBody(const http::Request& request);
 
-// Checks apiVersion/kind against the URL (filling them in when absent) and applies fieldValidation:
+// Client JSON (a body, a patch): 400 when it is not JSON or nests deeper than the limit.
+nlohmann::json parseRequestJson(const std::string& body);
+
+// Go's decoder treats a null field as an absent one; so does everything here after this. A null
+// list element is a 400.
+void dropNullMembers(nlohmann::json& object);
+
+// 400 when the object nests deeper than the limit (a patch can deepen one); drops null members;
+// checks apiVersion/kind against the URL (filling them in when absent) and applies fieldValidation:
 // Strict -> 400 listing the unknown fields; Warn -> the fields are dropped and returned as warnings;
 // Ignore -> dropped silently.
 std::vector<std::string> admitBody(nlohmann::json& served, const api::ResourceType& type, const std::string& version,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 
 namespace fedhpa::apiserver {
@@ -57,7 +58,12 @@ ContinuePoint decodeContinue(const std::string& token) {
       raw += static_cast<char>((buffer >> bits) & 0xff);
     }
   }
-  const json parsed = json::parse(raw, nullptr, false);
+  json parsed;
+  try {
+    parsed = api::machinery::parseUntrustedJson(raw);
+  } catch (const api::machinery::JsonInputError&) {
+    throw api::ApiError::badRequest("invalid continue token");
+  }
   if (!parsed.is_object() || !parsed.contains("rv") || !parsed["rv"].is_number_integer() ||
       !parsed.contains("start") || !parsed["start"].is_string())
     throw api::ApiError::badRequest("invalid continue token");

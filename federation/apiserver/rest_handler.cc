@@ -1,5 +1,8 @@
 #include "federation/apiserver/rest_handler.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "federation/api/machinery/patch.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
@@ -20,6 +23,20 @@ struct RestHandler::Call {
 
 namespace {
 
+// Runs a step that reads what the client sent (a body, a patch, a conversion of them): whatever it
+// throws is about the client's bytes, so it is the client's error (kube-apiserver's decode errors
+// are BadRequest), never a 500.
+template <class Function>
+auto fromClientInput(Function&& function, int code = 400) -> decltype(function()) {
+  try {
+    return function();
+  } catch (const api::ApiError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw api::ApiError(code, code == 400 ? "BadRequest" : "Invalid", error.what());
+  }
+}
+
 std::string storeKey(const std::string& group, const std::string& resource) { return group + "/" + resource; }
 
 Subresource subresourceOf(const RequestInfo& info, const api::ResourceType& type) {
@@ -33,7 +50,7 @@ std::optional<PropagationPolicy> parsePropagation(const std::string& value) {
   if (value == "Orphan") return PropagationPolicy::Orphan;
   if (value == "Background") return PropagationPolicy::Background;
   if (value == "Foreground") return PropagationPolicy::Foreground;
-  throw api::ApiError::badRequest("propagationPolicy: Unsupported value: " + json(value).dump() +
+  throw api::ApiError::badRequest("propagationPolicy: Unsupported value: " + api::quoted(value) +
                                   ": supported values: \"Foreground\", \"Background\", \"Orphan\"");
 }
 
@@ -42,10 +59,25 @@ DeleteOptions deleteOptionsOf(const http::Request& request) {
   options.dryRun = dryRunOf(request);
   json body = json::object();
   if (!request.body.empty()) {
-    body = json::parse(request.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object())
-      throw api::ApiError::badRequest("the body of the request is not a valid DeleteOptions object");
+    body = parseRequestJson(request.body);
+    if (!body.is_object()) throw api::ApiError::badRequest("the body of the request is not a valid DeleteOptions object");
+    dropNullMembers(body);
   }
+  const auto bodyField = [&](const char* field, bool (json::*isType)() const noexcept, const char* typeName) {
+    if (body.contains(field) && !(body[field].*isType)())
+      throw api::ApiError::badRequest(std::string("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: ") +
+                                      field + " must be " + typeName);
+  };
+  bodyField("propagationPolicy", &json::is_string, "a string");
+  bodyField("orphanDependents", &json::is_boolean, "a boolean");
+  bodyField("gracePeriodSeconds", &json::is_number_integer, "an integer");
+  bodyField("preconditions", &json::is_object, "an object");
+  bodyField("dryRun", &json::is_array, "an array");
+  if (body.contains("preconditions"))
+    for (const char* field : {"uid", "resourceVersion"})
+      if (body["preconditions"].contains(field) && !body["preconditions"][field].is_string())
+        throw api::ApiError::badRequest(std::string("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: "
+                                                    "preconditions.") + field + " must be a string");
   options.propagationPolicy = parsePropagation(
       request.queryParam("propagationPolicy").value_or(body.value("propagationPolicy", std::string())));
   if (body.value("orphanDependents", false) && !options.propagationPolicy)
@@ -71,17 +103,21 @@ std::optional<std::size_t> limitOf(const http::Request& request) {
     if (value <= 0) return std::nullopt;
     return static_cast<std::size_t>(value);
   } catch (const std::exception&) {
-    throw api::ApiError::badRequest("limit: Invalid value: " + json(*text).dump() + ": must be an integer");
+    throw api::ApiError::badRequest("limit: Invalid value: " + api::quoted(*text) + ": must be an integer");
   }
 }
 
+// 0: the server's default. A negative value ends the watch at once, as kube-apiserver's timer does.
 std::chrono::seconds timeoutOf(const http::Request& request) {
   const auto text = request.queryParam("timeoutSeconds");
   if (!text || text->empty()) return std::chrono::seconds(0);
   try {
-    return std::chrono::seconds(std::max(0LL, std::stoll(*text)));
+    std::size_t used = 0;
+    const long long seconds = std::stoll(*text, &used);
+    if (used != text->size()) throw std::invalid_argument("timeoutSeconds");
+    return std::chrono::seconds(seconds);
   } catch (const std::exception&) {
-    throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + json(*text).dump() + ": must be an integer");
+    throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + api::quoted(*text) + ": must be an integer");
   }
 }
 
@@ -166,6 +202,32 @@ void RestHandler::handle(const RequestInfo& info, const http::Request& request,
   else throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
 }
 
+namespace {
+
+// The served form, converted to the stored one; a conversion that fills fields from annotations
+// (autoscaling/v1's) is type-checked again in the storage version.
+json toInternal(const RestHandler::Call& call, const json& served) {
+  json internal = call.type().toInternal(served, call.version);
+  const std::string& storageVersion = call.type().names().storageVersion;
+  if (call.version != storageVersion) {
+    const auto wrongTypes = call.type().typeErrors(internal, storageVersion);
+    if (!wrongTypes.empty())
+      throw api::ApiError::badRequest(call.type().names().kind + " in version " + api::quoted(call.version) +
+                                      " cannot be handled as a " + call.type().names().kind + ": " + wrongTypes.front());
+  }
+  return internal;
+}
+
+json decodeBody(const RestHandler::Call& call, std::vector<std::string>& warnings) {
+  return fromClientInput([&] {
+    json body = decodeObjectBody(call.request);
+    warnings = admitBody(body, call.type(), call.version, fieldValidationOf(call.request));
+    return toInternal(call, body);
+  });
+}
+
+}  // namespace
+
 http::Response RestHandler::get(const Call& call) {
   subresourceOf(call.info, call.type());
   const auto table = tableRequested(call.request);
@@ -176,9 +238,65 @@ http::Response RestHandler::get(const Call& call) {
   return jsonResponse(200, out);
 }
 
+namespace {
+
+// kube-apiserver's ListOptions checks (metainternalversion's ValidateListOptions), made before
+// anything is read or a watch stream opened, so that the client gets the error.
+void validateListOptions(const RestHandler::Call& call, bool watch) {
+  const http::Request& request = call.request;
+  const std::string rv = request.queryParam("resourceVersion").value_or("");
+  if (!rv.empty()) {
+    // strconv.ParseUint's rules (digits only); revisions here are int64s, so the range is theirs.
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(rv.data(), rv.data() + rv.size(), value);
+    if (rv.front() == '-' || error != std::errc() || end != rv.data() + rv.size())
+      throw api::ApiError::badRequest("invalid resource version: resourceVersion: Invalid value: " + api::quoted(rv) +
+                                      ": strconv.ParseUint: parsing " + api::quoted(rv) + ": invalid syntax");
+  }
+  std::vector<api::StatusCause> causes;
+  const std::string match = request.queryParam("resourceVersionMatch").value_or("");
+  const bool sendInitialEvents = request.queryParam("sendInitialEvents").has_value();
+  const bool continuing = !request.queryParam("continue").value_or("").empty();
+  if (!match.empty()) {
+    if (watch && !sendInitialEvents)
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch"});
+    if (!watch && rv.empty())
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", "resourceVersionMatch"});
+    if (continuing)
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden when continue is provided", "resourceVersionMatch"});
+    if (watch && match != "NotOlderThan")
+      causes.push_back(api::fieldNotSupported("resourceVersionMatch", match, {"NotOlderThan"}));
+    if (!watch && match != "Exact" && match != "NotOlderThan")
+      causes.push_back(api::fieldNotSupported("resourceVersionMatch", match, {"Exact", "NotOlderThan", ""}));
+    if (!watch && match == "Exact" && rv == "0")
+      causes.push_back({"FieldValueForbidden", "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"", "resourceVersionMatch"});
+  }
+  if (sendInitialEvents) {
+    if (!watch) {
+      causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for list", "sendInitialEvents"});
+    } else {
+      if (match != "NotOlderThan")
+        causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch"});
+      // The streaming list (WatchList) is not served here.
+      causes.push_back({"FieldValueForbidden", "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled", "sendInitialEvents"});
+    }
+  }
+  if (!causes.empty()) throw api::ApiError::invalid("meta.k8s.io", "ListOptions", "", causes);
+  // A list at a revision this server has not reached: kube-apiserver waits up to 3 s for it, then
+  // answers this; nothing here can bring a revision closer, so the answer comes at once.
+  if (!watch && !rv.empty() && std::stoll(rv) > call.store.currentRevision())
+    throw api::ApiError(504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " +
+                        std::to_string(call.store.currentRevision()),
+                        json{{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
+                             {"retryAfterSeconds", 1}});
+}
+
+}  // namespace
+
 void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>& responder) {
   const auto table = tableRequested(call.request);
   auto filter = selectorFilter(call.request, call.type());
+  validateListOptions(call, call.info.verb == "watch");
   if (call.info.verb == "watch") {
     WatchParams params;
     params.namespaceName = call.info.namespaceName;
@@ -218,10 +336,10 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
 http::Response RestHandler::create(const Call& call) {
   if (!call.info.subresource.empty() || !call.info.name.empty())
     throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
-  json body = decodeObjectBody(call.request);
-  const auto warnings = admitBody(body, call.type(), call.version, fieldValidationOf(call.request));
+  std::vector<std::string> warnings;
+  const json internal = decodeBody(call, warnings);
   const bool dryRun = dryRunOf(call.request);
-  const json created = call.store.create(call.info.namespaceName, call.type().toInternal(body, call.version), dryRun);
+  const json created = call.store.create(call.info.namespaceName, internal, dryRun);
   http::Response response = jsonResponse(201, call.served(created));
   addWarnings(response.headers, warnings);
   return response;
@@ -229,9 +347,8 @@ http::Response RestHandler::create(const Call& call) {
 
 http::Response RestHandler::update(const Call& call) {
   const Subresource subresource = subresourceOf(call.info, call.type());
-  json body = decodeObjectBody(call.request);
-  const auto warnings = admitBody(body, call.type(), call.version, fieldValidationOf(call.request));
-  const json proposed = call.type().toInternal(body, call.version);
+  std::vector<std::string> warnings;
+  const json proposed = decodeBody(call, warnings);
   const json updated = call.store.update(
       call.info.namespaceName, call.info.name, [&](const json&) { return proposed; }, subresource,
       dryRunOf(call.request));
@@ -244,8 +361,7 @@ http::Response RestHandler::patch(const Call& call) {
   const Subresource subresource = subresourceOf(call.info, call.type());
   const std::string contentType = call.request.header("Content-Type").value_or("");
   const std::string mediaType = contentType.substr(0, contentType.find(';'));
-  const json patchBody = json::parse(call.request.body, nullptr, false);
-  if (patchBody.is_discarded()) throw api::ApiError::badRequest("the body of the request is not valid JSON");
+  const json patchBody = parseRequestJson(call.request.body);
   const bool strategic = mediaType == "application/strategic-merge-patch+json";
   if (strategic && !call.type().acceptsStrategicMergePatch())
     throw api::ApiError::unsupportedMediaType(
@@ -264,21 +380,24 @@ http::Response RestHandler::patch(const Call& call) {
       call.info.namespaceName, call.info.name,
       [&](const json& current) {
         const json original = call.served(current);
-        json patched;
-        try {
-          if (mediaType == "application/json-patch+json") patched = api::machinery::applyJsonPatch(original, patchBody);
-          else if (strategic) patched = api::machinery::applyStrategicMergePatch(original, patchBody, patchMeta);
-          else patched = api::machinery::applyMergePatch(original, patchBody);
-        } catch (const std::exception& error) {
-          throw api::ApiError(422, "Invalid", error.what());
-        }
+        json patched = fromClientInput(
+            [&] {
+              if (mediaType == "application/json-patch+json") return api::machinery::applyJsonPatch(original, patchBody);
+              if (strategic) return api::machinery::applyStrategicMergePatch(original, patchBody, patchMeta);
+              return api::machinery::applyMergePatch(original, patchBody);
+            },
+            422);
         if (!patched.is_object()) throw api::ApiError::badRequest("the patched object is not a JSON object");
-        warnings = admitBody(patched, call.type(), call.version, validation);
-        // A resourceVersion the patch itself does not set is no precondition.
-        const bool patchSetsVersion =
-            patchBody.is_object() && patchBody.value("metadata", json::object()).contains("resourceVersion");
-        if (!patchSetsVersion) patched["metadata"].erase("resourceVersion");
-        return call.type().toInternal(patched, call.version);
+        return fromClientInput([&] {
+          warnings = admitBody(patched, call.type(), call.version, validation);
+          // A resourceVersion the patch itself does not set is no precondition.
+          const bool patchSetsVersion = patchBody.is_object() && patchBody.contains("metadata") &&
+                                        patchBody["metadata"].is_object() &&
+                                        patchBody["metadata"].contains("resourceVersion");
+          if (!patchSetsVersion && patched.contains("metadata") && patched["metadata"].is_object())
+            patched["metadata"].erase("resourceVersion");
+          return toInternal(call, patched);
+        });
       },
       subresource, dryRunOf(call.request));
   http::Response response = jsonResponse(200, call.served(updated));
@@ -320,21 +439,25 @@ http::Response RestHandler::scale(const Call& call) {
   if (call.info.verb != "update" && call.info.verb != "patch")
     throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
   const bool isPatch = call.info.verb == "patch";
-  const json body = json::parse(call.request.body, nullptr, false);
-  if (body.is_discarded() || (!isPatch && !body.is_object()))
-    throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
+  const json body = parseRequestJson(call.request.body);
+  if (!isPatch && !body.is_object()) throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
   const json updated = call.store.update(
       ns, name,
       [&](const json& current) {
         json scale = scaleOf(current);
         if (isPatch) {
           const std::string mediaType = call.request.header("Content-Type").value_or("");
-          scale = mediaType.rfind("application/json-patch+json", 0) == 0 ? api::machinery::applyJsonPatch(scale, body)
-                                                                         : api::machinery::applyMergePatch(scale, body);
+          scale = fromClientInput(
+              [&] {
+                return mediaType.rfind("application/json-patch+json", 0) == 0 ? api::machinery::applyJsonPatch(scale, body)
+                                                                              : api::machinery::applyMergePatch(scale, body);
+              },
+              422);
         } else {
           scale = body;
         }
-        if (!scale.contains("spec") || !scale["spec"].contains("replicas") || !scale["spec"]["replicas"].is_number_integer())
+        if (!scale.is_object() || !scale.contains("spec") || !scale["spec"].is_object() ||
+            !scale["spec"].contains("replicas") || !scale["spec"]["replicas"].is_number_integer())
           throw api::ApiError::invalid("autoscaling", "Scale", name, {api::fieldRequired("spec.replicas")});
         json next = current;
         next["spec"]["replicas"] = scale["spec"]["replicas"];

@@ -25,9 +25,9 @@ class RestHandler {
   // The store of a resource by group and plural name, for server-side helpers (namespace lifecycle).
   ResourceStore* find(const std::string& group, const std::string& resource);
 
- private:
-  struct Call;  // one request in flight: its resource, version and parsed options
+  struct Call;  // one request in flight: its resource, version and parsed options (rest_handler.cc)
 
+ private:
   ResourceStore& storeFor(const RequestInfo& info, std::string& version);
   http::Response get(const Call& call);
   void list(const Call& call, const std::shared_ptr<http::Responder>& responder);

@@ -18,7 +18,7 @@ IncludeObject parseIncludeObject(const std::string& value) {
   if (value.empty() || value == "Metadata") return IncludeObject::Metadata;
   if (value == "None") return IncludeObject::None;
   if (value == "Object") return IncludeObject::Object;
-  throw api::ApiError::badRequest("unrecognized includeObject value: " + json(value).dump());
+  throw api::ApiError::badRequest("unrecognized includeObject value: " + api::quoted(value));
 }
 
 json buildTable(const api::ResourceType& type, const std::vector<json>& internalObjects,

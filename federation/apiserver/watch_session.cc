@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 
 namespace fedhpa::apiserver {
@@ -26,7 +27,8 @@ bool matches(const WatchParams& params, const json& object) { return !params.fil
 WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params, std::shared_ptr<http::ResponseStream> stream)
     : store_(store), params_(std::move(params)), stream_(std::move(stream)) {
   const auto now = std::chrono::steady_clock::now();
-  deadline_ = now + (params_.timeout.count() > 0 ? params_.timeout : defaultTimeout());
+  // A negative timeoutSeconds ends the watch at the first tick, as kube-apiserver's timer fires at once.
+  deadline_ = now + (params_.timeout.count() != 0 ? params_.timeout : defaultTimeout());
   nextBookmark_ = now + kBookmarkInterval;
 }
 
@@ -50,7 +52,7 @@ std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchPar
         after = std::stoll(rv, &used);
       } catch (const std::exception&) {
       }
-      if (after < 0 || used != rv.size()) throw api::ApiError::badRequest("invalid resourceVersion " + json(rv).dump());
+      if (after < 0 || used != rv.size()) throw api::ApiError::badRequest("invalid resourceVersion " + api::quoted(rv));
       session->lastResourceVersion_ = rv;
       session->subscribe(after);
     }
@@ -110,7 +112,7 @@ void WatchSession::send(const std::string& type, const json& internalObject) {
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }
 
 void WatchSession::write(const json& event) {
-  if (!stream_->write(event.dump() + "\n")) stream_->close();
+  if (!stream_->write(api::machinery::dumpSafe(event) + "\n")) stream_->close();
 }
 
 bool WatchSession::tick(std::chrono::steady_clock::time_point now) {

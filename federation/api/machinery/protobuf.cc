@@ -1,6 +1,7 @@
 #include "federation/api/machinery/protobuf.h"
 
 #include "federation/api/machinery/base64.h"
+#include "federation/api/machinery/untrusted_json.h"
 
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,8 @@ void forEachField(std::string_view message, const FieldHandler& handle) {
 
 std::string text(const WireReader::Field& field) {
   if (field.wireType != 2) throw ProtobufError("field " + std::to_string(field.number) + " should be a string");
+  // Go's protobuf accepts any bytes here, but the object is JSON from now on, and JSON strings are UTF-8.
+  if (!isValidUtf8(field.bytes)) throw ProtobufError("field " + std::to_string(field.number) + " is not valid UTF-8");
   return std::string(field.bytes);
 }
 

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/status.h"
 #include "federation/apiserver/http/authentication.h"
 #include "federation/apiserver/http/request_parsing.h"
@@ -39,6 +40,8 @@ std::string serializeHead(int status, const Headers& headers) {
   for (const auto& [name, value] : headers) head += name + ": " + value + "\r\n";
   return head;
 }
+
+std::string statusBody(const api::ApiError& error) { return api::machinery::dumpSafe(error.toStatus()); }
 
 std::string chunk(const std::string& data) {
   char size[20];
@@ -199,7 +202,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (ec == beast::http::error::body_limit) {
         const auto error = api::ApiError::requestEntityTooLarge(
             "Request entity too large: limit is " + std::to_string(self->context_.options.maxRequestBodyBytes));
-        Response response{413, {}, error.toStatus().dump()};
+        Response response{413, {}, statusBody(error)};
         response.headers.emplace("Content-Type", "application/json");
         self->respond(std::move(response), false);
         return;
@@ -209,7 +212,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         // Only a request that does not parse gets a 400; a peer that went away just goes.
         const bool malformed = ec.category() == beast::http::make_error_code(beast::http::error::bad_target).category();
         if (malformed) {
-          Response response{400, {}, api::ApiError::badRequest("malformed HTTP request: " + ec.message()).toStatus().dump()};
+          Response response{400, {}, statusBody(api::ApiError::badRequest("malformed HTTP request: " + ec.message()))};
           response.headers.emplace("Content-Type", "application/json");
           self->respond(std::move(response), false);
           return;
@@ -239,12 +242,22 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
                                     request.path) != context_.options.publicPaths.end();
     const bool keepAlive = message.keep_alive();
     if (context_.authenticationRequired && !request.user && !isPublic) {
-      Response response{401, {}, api::ApiError::unauthorized().toStatus().dump()};
+      Response response{401, {}, statusBody(api::ApiError::unauthorized())};
       response.headers.emplace("Content-Type", "application/json");
       respond(std::move(response), keepAlive);
       return;
     }
-    context_.handler->handle(std::move(request), makeResponder(keepAlive));
+    auto responder = makeResponder(keepAlive);
+    try {
+      context_.handler->handle(std::move(request), responder);
+    } catch (const std::exception& error) {
+      // The handler answers its own errors; this is the last line, so one request never ends the process.
+      FEDHPA_LOG(error) << "internal error serving " << method_ << ": " << error.what();
+      const auto internal = api::ApiError::internal("the request could not be served");
+      Response response{500, {}, statusBody(internal)};
+      response.headers.emplace("Content-Type", "application/json");
+      responder->respond(std::move(response));
+    }
   }
 
   std::shared_ptr<Responder> makeResponder(bool keepAlive);
@@ -394,7 +407,7 @@ class SessionResponder : public Responder {
     if (!answered_) {
       // A handler that forgot to answer must not leave the client hanging.
       const auto error = api::ApiError::internal("the request was not answered");
-      Response response{500, {}, error.toStatus().dump()};
+      Response response{500, {}, statusBody(error)};
       response.headers.emplace("Content-Type", "application/json");
       session_->respond(std::move(response), false);
     }
@@ -455,7 +468,18 @@ class Server::Impl {
     acceptor_.listen(net::socket_base::max_listen_connections);
     const std::uint16_t port = acceptor_.local_endpoint().port();
     accept();
-    for (int i = 0; i < std::max(1, contextOwner_->options.threads); ++i) threads_.emplace_back([this] { io_->run(); });
+    for (int i = 0; i < std::max(1, contextOwner_->options.threads); ++i)
+      threads_.emplace_back([this] {
+        // An exception out of a completion handler must not take the process down: log it and go on serving.
+        for (;;) {
+          try {
+            io_->run();
+            return;
+          } catch (const std::exception& error) {
+            FEDHPA_LOG(error) << "uncaught exception on an HTTP thread: " << error.what();
+          }
+        }
+      });
     return port;
   }
 

@@ -1,0 +1,333 @@
+// What a hostile client sends, and what it must get back: kube-apiserver's Status answers (400,
+// 422), never a 500, never a dead process. Runs against the federation's resource set and the
+// member-sim's (the same library), as `fedhpa apiserver` and `fedhpa member-sim` serve them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "federation/api/machinery/untrusted_json.h"
+#include "federation/apiserver/api_server.h"
+#include "federation/storage/sqlite_storage.h"
+#include "test/federation/apiserver/http_test_client.h"
+
+namespace fedhpa::apiserver {
+namespace {
+
+using nlohmann::json;
+using testing::call;
+using testing::HttpReply;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kDeployments = "/apis/apps/v1/namespaces/default/deployments";
+
+json hpa(const std::string& name) {
+  return {{"apiVersion", "autoscaling/v2"},
+          {"kind", "HorizontalPodAutoscaler"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+            {"maxReplicas", 10}}}};
+}
+
+json deployment(const std::string& name) {
+  json object = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", name}}}};
+  object["spec"]["replicas"] = 1;
+  object["spec"]["selector"]["matchLabels"]["app"] = name;
+  object["spec"]["template"]["metadata"]["labels"]["app"] = name;
+  object["spec"]["template"]["spec"]["containers"] = json::array({{{"name", "c"}, {"image", "nginx"}}});
+  return object;
+}
+
+std::string nested(std::size_t depth, const std::string& leaf = "1") {
+  std::string text;
+  text.reserve(depth * 6 + leaf.size());
+  for (std::size_t i = 0; i < depth; ++i) text += "{\"a\":";
+  text += leaf;
+  text.append(depth, '}');
+  return text;
+}
+
+std::string nestedArray(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// A Status answer with this code, whose body is valid JSON (hence valid UTF-8).
+void expectStatus(const HttpReply& reply, int code) {
+  EXPECT_EQ(reply.status, code) << reply.body.substr(0, 300);
+  const json body = json::parse(reply.body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << "not JSON: " << reply.body.substr(0, 300);
+  EXPECT_EQ(body.value("kind", ""), "Status");
+  EXPECT_EQ(body.value("code", 0), code);
+  EXPECT_TRUE(api::machinery::isValidUtf8(reply.body));
+}
+
+enum class ResourceSet { Federation, MemberSim };
+
+class HostileInputTest : public ::testing::TestWithParam<ResourceSet> {
+ protected:
+  void SetUp() override {
+    auto resources = api::federationResources();
+    if (GetParam() == ResourceSet::MemberSim)  // what `fedhpa member-sim` serves
+      std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
+    ApiServerOptions options;
+    options.http.port = 0;
+    server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory({}), resources, options);
+    port_ = server_->start();
+  }
+  void TearDown() override { server_->stop(); }
+
+  void expectAlive() {
+    const auto health = call(port_, "GET", "/healthz");
+    EXPECT_EQ(health.status, 200);
+    EXPECT_EQ(health.body, "ok");
+  }
+
+  HttpReply post(const std::string& path, const std::string& body) { return call(port_, "POST", path, body); }
+  HttpReply patch(const std::string& path, const std::string& type, const std::string& body) {
+    return call(port_, "PATCH", path, body, {{"Content-Type", type}});
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::uint16_t port_ = 0;
+};
+
+TEST_P(HostileInputTest, PathsThatAreNotUtf8AreBadRequests) {
+  for (const std::string path : {"/api/v1/namespaces/\xff", "/\xff", "/api/v1/namespaces/%FF", "/%C3%28",
+                                 "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/a\xc0\xaf",
+                                 "/apis/\xed\xa0\x80/v1/x", "/api/v1/namespaces/default/secrets/%F4%90%80%80"}) {
+    SCOPED_TRACE(path);
+    expectStatus(call(port_, "GET", path), 400);
+    expectStatus(call(port_, "DELETE", path), 400);
+  }
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, QueryValuesThatAreNotUtf8AreBadRequests) {
+  for (const std::string parameter : {"labelSelector", "fieldSelector", "limit", "continue", "resourceVersion",
+                                      "timeoutSeconds", "includeObject", "x\xff"}) {
+    SCOPED_TRACE(parameter);
+    expectStatus(call(port_, "GET", std::string(kHpas) + "?" + parameter + "=%FF"), 400);
+    expectStatus(call(port_, "GET", std::string(kHpas) + "?" + parameter + "=a\xfe"), 400);
+  }
+  for (const std::string parameter : {"dryRun", "fieldValidation"}) {
+    SCOPED_TRACE(parameter);
+    expectStatus(call(port_, "POST", std::string(kHpas) + "?" + parameter + "=%FF", hpa("q").dump()), 400);
+  }
+  expectStatus(call(port_, "DELETE", std::string(kHpas) + "/q?propagationPolicy=%FF"), 400);
+  expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&resourceVersion=%FF"), 400);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, JsonStringsThatAreNotUtf8AreBadRequests) {
+  std::string body = hpa("u").dump();
+  body.replace(body.find("\"u\""), 3, "\"u\xff\"");
+  expectStatus(post(kHpas, body), 400);
+  std::string label = hpa("u").dump();
+  label.replace(label.find("{\"name\""), 1, "{\"labels\":{\"k\":\"\xc3\x28\"},");
+  expectStatus(post(kHpas, label), 400);
+  expectAlive();
+}
+
+// kubectl autoscale's protobuf body (kubectl-wire section 7.2), with bytes that are not UTF-8.
+std::string autoscaleBody(const std::string& replaceHex, const std::string& withHex) {
+  std::string hex =
+      "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
+      "0a1a0a0a7068702d61706163686512001a0022002a0032003800420012290a210a0a4465706c6f796d656e74120a7068702d"
+      "6170616368651a07617070732f76311001180a20321a04180020001a002200";
+  if (!replaceHex.empty()) hex.replace(hex.find(replaceHex), replaceHex.size(), withHex);
+  std::string body;
+  for (std::size_t i = 0; i < hex.size(); i += 2) body += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return body;
+}
+
+TEST_P(HostileInputTest, ProtobufStringsThatAreNotUtf8AreBadRequests) {
+  const std::map<std::string, std::string> protobuf = {{"Content-Type", "application/vnd.kubernetes.protobuf"}};
+  // the object's name, the scale target's name (the second php-apache), apiVersion, kind
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"0a0a7068702d617061636865", "0a0a7068702d6170616368ff"},
+           {"120a7068702d617061636865", "120a7068702d6170616368ff"},
+           {"6175746f7363616c696e672f7631", "6175746f7363616c696e672fff"},
+           {"4175746f7363616c6572", "4175746f7363616c65ff"}}) {
+    SCOPED_TRACE(to);
+    expectStatus(call(port_, "POST", kHpasV1, autoscaleBody(from, to), protobuf), 400);
+  }
+  // a content encoding (field 3 of the envelope) that is not UTF-8
+  expectStatus(call(port_, "POST", kHpasV1, autoscaleBody("", "") + std::string("\x1a\x02\xff\xfe", 4), protobuf), 400);
+  EXPECT_EQ(call(port_, "POST", kHpasV1, autoscaleBody("", ""), protobuf).status, 201);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, DeepNestingIsABadRequestWhereverItIs) {
+  for (const std::size_t depth : {std::size_t{100000}, std::size_t{47000}, std::size_t{1000}, api::machinery::kMaxJsonDepth + 1}) {
+    SCOPED_TRACE(depth);
+    std::string body = hpa("deep").dump();
+    body.replace(body.find("{\"name\""), 1, "{\"managedFields\":[" + nested(depth) + "],");
+    expectStatus(post(kHpas, body), 400);
+    std::string strategy = deployment("deep").dump();
+    strategy.replace(strategy.find("{\"replicas\""), 1, "{\"strategy\":" + nested(depth) + ",");
+    expectStatus(post(kDeployments, strategy), 400);
+    expectStatus(post(kHpas, nestedArray(depth)), 400);
+    expectStatus(call(port_, "DELETE", std::string(kHpas) + "/x", nested(depth)), 400);
+  }
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, DeepPatchesAreBadRequests) {
+  ASSERT_EQ(post(kHpas, hpa("p").dump()).status, 201);
+  ASSERT_EQ(post(kDeployments, deployment("p").dump()).status, 201);
+  const std::string item = std::string(kHpas) + "/p";
+  for (const std::size_t depth : {std::size_t{100000}, std::size_t{1000}}) {
+    SCOPED_TRACE(depth);
+    const std::string value = nested(depth);
+    expectStatus(patch(item, "application/merge-patch+json", "{\"spec\":{\"behavior\":" + value + "}}"), 400);
+    expectStatus(patch(item, "application/strategic-merge-patch+json", "{\"metadata\":{\"x\":" + value + "}}"), 400);
+    expectStatus(patch(item, "application/json-patch+json",
+                       "[{\"op\":\"add\",\"path\":\"/spec/behavior\",\"value\":" + value + "}]"), 400);
+    expectStatus(patch(std::string(kDeployments) + "/p/scale", "application/merge-patch+json",
+                       "{\"spec\":" + value + "}"), 400);
+    expectStatus(call(port_, "PUT", std::string(kDeployments) + "/p/scale", "{\"spec\":" + value + "}"), 400);
+  }
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, DeepJsonInAV1AnnotationIsIgnoredAsKubeDoes) {
+  // kube-apiserver's v1 conversion ignores a behavior/metrics annotation it cannot decode.
+  for (const char* annotation : {"autoscaling.alpha.kubernetes.io/behavior", "autoscaling.alpha.kubernetes.io/metrics"}) {
+    SCOPED_TRACE(annotation);
+    for (const std::size_t depth : {std::size_t{100000}, std::size_t{1000}}) {
+      json body = hpa("ann");
+      body["apiVersion"] = "autoscaling/v1";
+      body["metadata"]["annotations"][annotation] = nested(depth);
+      const auto reply = post(kHpasV1, body.dump());
+      ASSERT_EQ(reply.status, 201) << reply.body.substr(0, 300);
+      EXPECT_FALSE(reply.json()["spec"].contains("behavior"));
+      const auto v2 = call(port_, "GET", std::string(kHpas) + "/ann");
+      EXPECT_FALSE(v2.json()["spec"].contains("behavior"));
+      EXPECT_FALSE(v2.json()["spec"].contains("metrics"));
+      EXPECT_EQ(call(port_, "DELETE", std::string(kHpas) + "/ann").status, 200);
+    }
+  }
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, NullsAndWrongShapesAreClientErrorsNot500) {
+  for (const char* field : {"apiVersion", "kind", "metadata"}) {
+    json body = hpa("n");
+    body[field] = nullptr;
+    const auto reply = post(kHpas, body.dump());
+    EXPECT_TRUE(reply.status == 201 || reply.status == 400 || reply.status == 422) << field << ": " << reply.body;
+    call(port_, "DELETE", std::string(kHpas) + "/n");
+  }
+  json noRef = hpa("n");
+  noRef["spec"]["scaleTargetRef"] = nullptr;
+  expectStatus(post(kHpas, noRef.dump()), 422);
+  json numberVersion = hpa("n");
+  numberVersion["apiVersion"] = 2;
+  expectStatus(post(kHpas, numberVersion.dump()), 400);
+
+  ASSERT_EQ(post(kHpas, hpa("s").dump()).status, 201);
+  const std::string item = std::string(kHpas) + "/s";
+  for (const char* body : {R"({"$patch":"replace"})", R"({"$patch":"delete"})", R"({"spec":{"$patch":"replace"}})",
+                           R"({"spec":{"metrics":[{"$patch":"delete"}]}})", R"({"metadata":{"$patch":"replace"}})"}) {
+    SCOPED_TRACE(body);
+    const auto reply = patch(item, "application/strategic-merge-patch+json", body);
+    EXPECT_LT(reply.status, 500) << reply.body;
+    if (reply.status >= 400) expectStatus(reply, reply.status);
+  }
+  for (const char* body : {R"([{"op":"replace","path":"/spec","value":5}])", R"([{"op":"remove","path":"/spec"}])",
+                           R"([{"op":"test","path":"/spec/replicas","value":"x"}])", R"([{"op":"move"}])", R"(5)",
+                           R"([1,2,3])", R"([{"op":"add","path":"/spec/replicas","value":"3"}])"}) {
+    SCOPED_TRACE(body);
+    ASSERT_EQ(post(kDeployments, deployment("sc").dump()).status, 201);
+    const auto reply = patch(std::string(kDeployments) + "/sc/scale", "application/json-patch+json", body);
+    EXPECT_GE(reply.status, 400);
+    EXPECT_LT(reply.status, 500);
+    expectStatus(reply, reply.status);
+    call(port_, "DELETE", std::string(kDeployments) + "/sc");
+  }
+
+  json v1 = hpa("m");
+  v1["apiVersion"] = "autoscaling/v1";
+  v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"] = "[1,2,3]";
+  const auto metrics = post(kHpasV1, v1.dump());
+  EXPECT_TRUE(metrics.status == 201 || metrics.status == 400) << metrics.body;
+  v1["metadata"]["name"] = "b";
+  v1["metadata"]["annotations"] = {{"autoscaling.alpha.kubernetes.io/behavior", R"({"scaleUp":{"policies":7}})"}};
+  const auto behavior = post(kHpasV1, v1.dump());
+  EXPECT_TRUE(behavior.status == 201 || behavior.status == 400) << behavior.body;
+
+  ASSERT_EQ(post(kHpas, hpa("d").dump()).status, 201);
+  expectStatus(call(port_, "DELETE", std::string(kHpas) + "/d", R"({"propagationPolicy":123})"), 400);
+  expectStatus(call(port_, "DELETE", std::string(kHpas) + "/d", R"({"orphanDependents":"yes"})"), 400);
+  expectStatus(call(port_, "DELETE", std::string(kHpas) + "/d", R"({"preconditions":{"uid":7}})"), 400);
+  EXPECT_EQ(call(port_, "DELETE", std::string(kHpas) + "/d", R"({"propagationPolicy":null})").status, 200);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, MetricsLabelsComeFromAClosedSet) {
+  expectStatus(call(port_, "GET", "/x%0Ainjected_metric_total%201%0A"), 404);
+  expectStatus(call(port_, "GET", "/apis/autoscaling/v2/namespaces/default/x%0Ainjected_metric_total%201%0A"), 404);
+  EXPECT_EQ(call(port_, "FOO\"", "/metrics").status, 400);
+  const std::string before = call(port_, "GET", "/metrics").body;
+  EXPECT_THAT(before, Not(HasSubstr("\ninjected_metric_total")));
+  EXPECT_THAT(before, Not(HasSubstr("x\ninjected")));
+  for (int i = 0; i < 5000; ++i) {
+    call(port_, "GET", "/no/such/path/" + std::to_string(i));
+    if (i % 5 == 0) call(port_, "GET", "/apis/g" + std::to_string(i) + "/v1/namespaces/default/things" + std::to_string(i));
+  }
+  const std::string after = call(port_, "GET", "/metrics").body;
+  // Two new series at most (404 for GET and for list on unknown resources), whatever the paths.
+  EXPECT_LT(after.size(), before.size() + 4096) << after.size() - before.size() << " bytes more";
+  EXPECT_THAT(after, Not(HasSubstr("/no/such/path")));
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, ListOptionsAreValidatedAsKubeDoes) {
+  ASSERT_EQ(post(kHpas, hpa("l").dump()).status, 201);
+  const std::string current = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+  for (const std::string rv : {"abc", "-1", "1.5", "99999999999999999999", "0x10", "%201", "%2B1"}) {
+    SCOPED_TRACE(rv);
+    const auto list = call(port_, "GET", std::string(kHpas) + "?resourceVersion=" + rv);
+    expectStatus(list, 400);
+    EXPECT_THAT(list.json()["message"].get<std::string>(), HasSubstr("invalid resource version"));
+    // A watch's error comes before any stream: a 400, not an empty 200 that closes.
+    expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&resourceVersion=" + rv), 400);
+  }
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersion=0").status, 200);
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersion=" + current).status, 200);
+  const auto future = call(port_, "GET", std::string(kHpas) + "?resourceVersion=99999999999");
+  expectStatus(future, 504);
+  EXPECT_EQ(future.json()["reason"], "Timeout");
+  EXPECT_THAT(future.json()["message"].get<std::string>(), HasSubstr("Too large resource version"));
+
+  for (const std::string query : {"resourceVersionMatch=Exact", "resourceVersionMatch=garbage&resourceVersion=0",
+                                  "resourceVersionMatch=Exact&resourceVersion=0", "sendInitialEvents=true",
+                                  "watch=true&sendInitialEvents=true", "watch=true&resourceVersionMatch=NotOlderThan"}) {
+    SCOPED_TRACE(query);
+    const auto reply = call(port_, "GET", std::string(kHpas) + "?" + query);
+    expectStatus(reply, 422);
+    EXPECT_EQ(reply.json()["details"]["kind"], "ListOptions");
+    EXPECT_EQ(reply.json()["details"]["group"], "meta.k8s.io");
+  }
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=NotOlderThan&resourceVersion=" + current).status, 200);
+  EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=Exact&resourceVersion=" + current).status, 200);
+
+  expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&timeoutSeconds=abc"), 400);
+  expectStatus(call(port_, "GET", std::string(kHpas) + "?watch=true&timeoutSeconds=1x"), 400);
+  // A negative timeout ends the watch at once, as kube-apiserver's timer fires at once.
+  const auto started = std::chrono::steady_clock::now();
+  testing::WatchConnection watch(port_, std::string(kHpas) + "?watch=true&timeoutSeconds=-1&resourceVersion=" + current);
+  EXPECT_EQ(watch.status(), 200);
+  EXPECT_FALSE(watch.next().has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  expectAlive();
+}
+
+INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputTest,
+                         ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),
+                         [](const auto& info) { return info.param == ResourceSet::Federation ? "Federation" : "MemberSim"; });
+
+}  // namespace
+}  // namespace fedhpa::apiserver
