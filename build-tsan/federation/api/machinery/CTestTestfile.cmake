@@ -1,6 +1,0 @@
-# CMake generated Testfile for 
-# Source directory: /work/main/federation/api/machinery
-# Build directory: /work/main/build-tsan/federation/api/machinery
-# 
-# This file includes the relevant testing commands required for 
-# testing this directory and lists subdirectories to be tested as well.

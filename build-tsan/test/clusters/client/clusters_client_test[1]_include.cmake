@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/clusters/client/clusters_client_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/clusters/client/clusters_client_test[1]_tests.cmake")
-else()
-  add_test(clusters_client_test_NOT_BUILT clusters_client_test_NOT_BUILT)
-endif()

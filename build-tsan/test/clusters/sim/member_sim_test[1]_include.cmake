@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/clusters/sim/member_sim_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/clusters/sim/member_sim_test[1]_tests.cmake")
-else()
-  add_test(member_sim_test_NOT_BUILT member_sim_test_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/clusters/sim/model/hpa_model_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/clusters/sim/model/hpa_model_test[1]_tests.cmake")
-else()
-  add_test(hpa_model_test_NOT_BUILT hpa_model_test_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation/api/api_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation/api/api_test[1]_tests.cmake")
-else()
-  add_test(api_test_NOT_BUILT api_test_NOT_BUILT)
-endif()

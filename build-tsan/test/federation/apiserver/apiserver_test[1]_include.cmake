@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation/apiserver/apiserver_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation/apiserver/apiserver_test[1]_tests.cmake")
-else()
-  add_test(apiserver_test_NOT_BUILT apiserver_test_NOT_BUILT)
-endif()

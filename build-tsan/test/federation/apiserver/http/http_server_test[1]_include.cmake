@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation/apiserver/http/http_server_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation/apiserver/http/http_server_test[1]_tests.cmake")
-else()
-  add_test(http_server_test_NOT_BUILT http_server_test_NOT_BUILT)
-endif()

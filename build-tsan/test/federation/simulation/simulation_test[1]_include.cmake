@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation/simulation/simulation_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation/simulation/simulation_test[1]_tests.cmake")
-else()
-  add_test(simulation_test_NOT_BUILT simulation_test_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation/storage/storage_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation/storage/storage_test[1]_tests.cmake")
-else()
-  add_test(storage_test_NOT_BUILT storage_test_NOT_BUILT)
-endif()

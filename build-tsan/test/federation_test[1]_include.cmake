@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/federation_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/federation_test[1]_tests.cmake")
-else()
-  add_test(federation_test_NOT_BUILT federation_test_NOT_BUILT)
-endif()

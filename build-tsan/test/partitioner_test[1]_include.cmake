@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-tsan/test/partitioner_test[1]_tests.cmake")
-  include("/work/main/build-tsan/test/partitioner_test[1]_tests.cmake")
-else()
-  add_test(partitioner_test_NOT_BUILT partitioner_test_NOT_BUILT)
-endif()
