@@ -1,17 +1,30 @@
 #include "partitioner/cluster_view.h"
 
 #include <algorithm>
+#include <charconv>
+
+#include "partitioner/need.h"
 
 namespace fedhpa::partitioner {
 namespace {
 
-// ceil(current * utilisation / target): the replicas that would bring utilisation to target,
-// which is what the member's HPA would ask for without its max.
-std::optional<Replicas> replicasAtTarget(const HpaStatus& status, std::optional<Replicas> target) {
-  if (!status.cpuUtilizationPercent || !target || *target <= 0) return std::nullopt;
-  const __int128 load = static_cast<__int128>(status.current) * *status.cpuUtilizationPercent;
-  const __int128 replicas = (load + *target - 1) / *target;
-  return static_cast<Replicas>(std::min<__int128>(replicas, kNoCap));
+// The member HPA's proposal: from its metric list, or, when it reports only CPU utilisation, from
+// that against the federated CPU target (kube's formula and tolerance either way).
+std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) {
+  if (!hpa.metrics.empty()) return needFromMetrics(hpa.metrics, hpa.status.current);
+  if (!hpa.status.cpuUtilizationPercent || !target) return std::nullopt;
+  MetricReading cpu;
+  cpu.targetValue = static_cast<double>(*target);
+  cpu.current = static_cast<double>(*hpa.status.cpuUtilizationPercent);
+  const auto replicas = replicasForMetric(cpu, hpa.status.current);
+  if (!replicas) return std::nullopt;
+  return Need{*replicas, -1};
+}
+
+void appendNumber(std::string& text, double value) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (ec == std::errc()) text.append(buffer, end);
 }
 
 bool atMax(const LocalHpa& hpa) {
@@ -21,17 +34,15 @@ bool atMax(const LocalHpa& hpa) {
 // kubefed v1's test, which `legacy` uses as it is: at max, and the HPA agrees it should be.
 bool saturatedLegacy(const LocalHpa& hpa, bool scaleable) { return scaleable && atMax(hpa); }
 
-// `demand` adds the evidence the status gives, where it gives any: utilisation above target, or
-// the ScalingLimited condition saying the HPA wanted more than its max. With no evidence at all
-// it falls back to kubefed v1's test.
-bool saturatedDemand(const LocalHpa& hpa, std::optional<Replicas> target) {
+// `demand` adds the evidence the status gives, where it gives any: a need above the max (the
+// metrics outside the tolerance), or the ScalingLimited condition saying the HPA wanted more than
+// its max. With no evidence at all it falls back to kubefed v1's test.
+bool saturatedDemand(const LocalHpa& hpa, std::optional<Replicas> need) {
   if (!atMax(hpa)) return false;
-  std::optional<bool> aboveTarget;
-  if (hpa.status.cpuUtilizationPercent && target) {
-    aboveTarget = *hpa.status.cpuUtilizationPercent > *target;
-  }
-  if (!aboveTarget && !hpa.status.limitedByMaxReplicas) return true;
-  return aboveTarget.value_or(false) || hpa.status.limitedByMaxReplicas.value_or(false);
+  std::optional<bool> aboveMax;
+  if (need) aboveMax = *need > hpa.limits.max;
+  if (!aboveMax && !hpa.status.limitedByMaxReplicas) return true;
+  return aboveMax.value_or(false) || hpa.status.limitedByMaxReplicas.value_or(false);
 }
 
 }  // namespace
@@ -39,12 +50,25 @@ bool saturatedDemand(const LocalHpa& hpa, std::optional<Replicas> target) {
 std::string ClusterView::usage(std::optional<Replicas> target) const {
   std::string text = std::to_string(status.current) + "/" + std::to_string(limits.max) +
                      " replicas";
-  if (status.cpuUtilizationPercent) {
+  if (needMetric) {
+    const MetricReading& m = *needMetric;
+    const char* unit = m.target == MetricReading::Target::Utilization ? "%" : "";
+    text += " at " + m.name + " ";
+    appendNumber(text, m.current.value_or(0));
+    text += unit;
+    text += m.current.value_or(0) > m.targetValue ? " > " : " <= ";
+    appendNumber(text, m.targetValue);
+    text += unit;
+    text += m.target == MetricReading::Target::AverageValue ? " per pod target" : " target";
+    if (need) text += ", need " + std::to_string(*need);
+  } else if (status.cpuUtilizationPercent) {
     text += " at " + std::to_string(*status.cpuUtilizationPercent) + "%";
     if (target) {
       const char* relation = *status.cpuUtilizationPercent > *target ? " > " : " <= ";
       text += relation + std::to_string(*target) + "% target";
     }
+  } else if (need) {
+    text += ", need " + std::to_string(*need);
   }
   if (status.limitedByMaxReplicas.value_or(false)) text += " (ScalingLimited: TooManyReplicas)";
   return text;
@@ -74,6 +98,10 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
     view.present = true;
     view.limits = hpa.limits;
     view.status = hpa.status;
+    if (const auto need = needOf(hpa, target)) {
+      view.need = need->replicas;
+      if (need->decidedBy >= 0) view.needMetric = &hpa.metrics[static_cast<std::size_t>(need->decidedBy)];
+    }
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =
         hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + policy.scaleForbiddenWindow;
@@ -84,7 +112,7 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
       view.saturated = saturatedLegacy(hpa, scaleable);
       view.mayGive = view.pristine || scaleable;
     } else {
-      view.saturated = saturatedDemand(hpa, target);
+      view.saturated = saturatedDemand(hpa, view.need);
       view.mayGive = (view.pristine || !view.inForbiddenWindow) && !view.saturated;
     }
 
@@ -92,8 +120,7 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
                               view.preferredFloor, Replicas{1}});
 
     if (view.saturated) {
-      const auto wanted = replicasAtTarget(hpa.status, target);
-      view.maxNeeded = std::max<Replicas>(1, wanted.value_or(0) - hpa.limits.max);
+      view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - hpa.limits.max);
     }
 
     view.minToKeep = hpa.limits.min;
@@ -101,8 +128,7 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
                            hpa.status.current == hpa.limits.min;
     if (idleAtMin && !view.saturated) {
       // Without a utilisation reading, one replica per reconcile, as kubefed v1 steps.
-      const Replicas trulyNeeded =
-          replicasAtTarget(hpa.status, target).value_or(hpa.limits.min - 1);
+      const Replicas trulyNeeded = view.need.value_or(hpa.limits.min - 1);
       view.minToKeep = std::min(hpa.limits.min,
                                 std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct ClusterView {
   // The policy lets this cluster hand limits to others now.
   bool mayGive = false;
 
+  // What the member's own HPA wants (need.h): from its metric list, or from its CPU utilisation
+  // against the federated CPU target when that is all it reports; empty without any reading.
+  std::optional<Replicas> need;
+  // The metric that decided the need, when a metric list did; points into the input clusters.
+  const MetricReading* needMetric = nullptr;
+
   Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
   Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
   Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
@@ -40,7 +47,8 @@ struct ClusterView {
   Replicas preferredFloor = 0;
   Replicas preferredCap = kNoCap;
 
-  // "4/4 replicas at 92% > 50% target": how the status reads in a reason.
+  // "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second
+  // 25 > 10 per pod target, need 10" (a metric list): how the status reads in a reason.
   std::string usage(std::optional<Replicas> target) const;
 };
 

@@ -18,7 +18,7 @@ class Cluster {
  public:
   explicit Cluster(std::string name) { state_.name = std::move(name); }
   Cluster& hpa(Replicas min, Replicas max) {
-    state_.hpa = LocalHpa{{min, max}, {}};
+    state_.hpa = LocalHpa{{min, max}, {}, {}};
     return *this;
   }
   Cluster& running(Replicas current, Replicas desired) {
@@ -28,6 +28,12 @@ class Cluster {
   }
   Cluster& cpu(Replicas utilization) {
     state_.hpa->status.cpuUtilizationPercent = utilization;
+    return *this;
+  }
+  // One metric: target kind and value, the status's reading (nullopt: missing from the status).
+  Cluster& metric(MetricReading::Source source, std::string name, MetricReading::Target target,
+                  double targetValue, std::optional<double> current) {
+    state_.hpa->metrics.push_back({source, target, std::move(name), targetValue, current});
     return *this;
   }
   Cluster& scaledAgo(std::chrono::seconds ago) {
