@@ -47,6 +47,8 @@ bool saturatedDemand(const LocalHpa& hpa, std::optional<Replicas> need) {
 
 }  // namespace
 
+Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
+
 std::string ClusterView::usage(std::optional<Replicas> target) const {
   std::string text = std::to_string(status.current) + "/" + std::to_string(limits.max) +
                      " replicas";
@@ -118,6 +120,13 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 
     view.maxInUse = std::max({hpa.status.current, hpa.status.desired, hpa.limits.min,
                               view.preferredFloor, Replicas{1}});
+
+    view.maxKeptUnderPressure = view.maxInUse;
+    if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
+      view.maxKeptUnderPressure =
+          std::min(view.maxInUse, std::max({*view.need + reclaimMargin(*view.need),
+                                            hpa.limits.min, view.preferredFloor, Replicas{1}}));
+    }
 
     if (view.saturated) {
       view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - hpa.limits.max);

@@ -14,6 +14,11 @@ namespace fedhpa::partitioner {
 // "Unbounded" for caps; far from overflow when summed over thousands of clusters.
 inline constexpr Replicas kNoCap = Replicas{1} << 50;
 
+// The margin reclaim leaves above a cluster's need: a fifth of the need, at least one replica.
+// That is twice the HPA's 10 % tolerance, so load that comes back a little is served at once
+// without the cluster saturating and asking for the max back (no flapping).
+Replicas reclaimMargin(Replicas need);
+
 struct ClusterView {
   std::string name;
   bool present = false;  // has a local HPA
@@ -35,7 +40,11 @@ struct ClusterView {
   // The metric that decided the need, when a metric list did; points into the input clusters.
   const MetricReading* needMetric = nullptr;
 
-  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
+  Replicas maxNeeded = 0;
+  // Reclaim: the max this cluster keeps while another is saturated. Below maxInUse when its
+  // metrics say it needs fewer replicas than it holds (its HPA is still inside its scale-down
+  // stabilisation): its need plus kReclaimMargin, never below its min or preference floor.
+  Replicas maxKeptUnderPressure = 0;  // extra max a saturated cluster asks for (demand)
   Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
   Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
 

@@ -258,22 +258,47 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0) return;
 
-  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (wants[i] > 0 && ex.received[i] == 0) {
-      schedule.notes.push_back(views[i].name + " saturated (" + views[i].usage(target) +
-                               ") but no cluster has unused max to give");
-    }
-  }
-  if (ex.amount == 0) return;
-  applyMaxDelta(schedule, ex.given, -1);
-  applyMaxDelta(schedule, ex.received, +1);
   std::vector<std::string> receiverWhy(n), donorWhy(n);
   for (std::size_t i = 0; i < n; ++i) {
     receiverWhy[i] = "saturated (" + views[i].usage(target) + ")";
     donorWhy[i] = unusedMax(views[i], target);
   }
-  explainExchange(schedule, views, ex, "max", receiverWhy, donorWhy);
+  // 1. max the donors do not use.
+  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
+  if (ex.amount > 0) {
+    applyMaxDelta(schedule, ex.given, -1);
+    applyMaxDelta(schedule, ex.received, +1);
+    explainExchange(schedule, views, ex, "max", receiverWhy, donorWhy);
+    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
+  }
+  // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
+  std::vector<Replicas> reclaimable = zeros(n);
+  if (sum(wants) > 0) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const ClusterView& v = views[i];
+      if (!v.present || v.saturated || !v.mayGive) continue;
+      reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
+    }
+  }
+  const Exchange reclaim = exchange(reclaimable, wants);
+  if (reclaim.amount > 0) {
+    applyMaxDelta(schedule, reclaim.given, -1);
+    applyMaxDelta(schedule, reclaim.received, +1);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (reclaim.given[i] == 0) continue;
+      const ClusterView& v = views[i];
+      donorWhy[i] = "holds more than it needs (" + v.usage(target) + "; keeps need " +
+                    str(v.need.value_or(0)) + " + margin " + str(reclaimMargin(v.need.value_or(0))) + ")";
+    }
+    explainExchange(schedule, views, reclaim, "max", receiverWhy, donorWhy);
+    for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (wants[i] > 0 && ex.received[i] == 0 && reclaim.received[i] == 0) {
+      schedule.notes.push_back(views[i].name + " saturated (" + views[i].usage(target) +
+                               ") but no cluster has unused max to give");
+    }
+  }
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "partitioner/cluster_view.h"
 #include "partitioner/partition.h"
 #include "test/partitioner/builders.h"
 
@@ -190,6 +191,83 @@ TEST(DemandOnMetrics, AllMetricsMissingFallsBackToTheReplicaCounts) {
            .metric(Source::External, "jobs", Target::Value, 10, std::nullopt)},
       kDemand, kNow);
   EXPECT_EQ(limitsOf(plan, "member1"), (Limits{1, 5}));
+}
+
+}  // namespace
+}  // namespace fedhpa::partitioner
+
+namespace fedhpa::partitioner {
+namespace {
+
+using namespace testing;  // NOLINT: the builders
+
+std::optional<Limits> planned(const Plan& plan, const std::string& name) {
+  for (const ClusterPlan& c : plan.clusters) {
+    if (c.name == name) return c.limits;
+  }
+  return std::nullopt;
+}
+
+std::string why(const Plan& plan, const std::string& name) {
+  for (const Move& m : plan.moves) {
+    if (m.cluster == name) return m.reason;
+  }
+  return "";
+}
+
+// member2 still runs 10 replicas (its HPA's scale-down stabilisation) at 10 % of a 50 % target:
+// it needs 2, and keeps 2 + a margin of 1 while member1 is saturated.
+TEST(Reclaim, ASaturatedClusterTakesWhatAnotherHoldsBeyondItsNeedPlusMargin) {
+  const Plan plan = partition(
+      federated(2, 14, 50),
+      {Cluster("member1").hpa(1, 4).running(4, 4).cpu(250).scaledAgo(600s),
+       Cluster("member2").hpa(1, 10).running(10, 10).cpu(10).scaledAgo(600s)},
+      policy(Policy::Kind::Demand), kNow);
+  EXPECT_EQ(reclaimMargin(2), 1);
+  EXPECT_EQ(planned(plan, "member2"), (Limits{1, 3}));
+  EXPECT_EQ(planned(plan, "member1"), (Limits{1, 11}));
+  EXPECT_THAT(why(plan, "member2"),
+              HasSubstr("holds more than it needs (10/10 replicas at 10% <= 50% target; "
+                        "keeps need 2 + margin 1): gave max 7 to member1"));
+}
+
+TEST(Reclaim, UnusedMaxGoesFirstThenReclaim) {
+  const Plan plan = partition(
+      federated(3, 24, 50),
+      {Cluster("a").hpa(1, 4).running(4, 4).cpu(200).scaledAgo(600s),     // needs 16
+       Cluster("b").hpa(1, 10).running(10, 10).cpu(5).scaledAgo(600s),    // needs 1, keeps 2
+       Cluster("c").hpa(1, 10).running(4, 4).cpu(50).scaledAgo(600s)},    // 6 unused
+      policy(Policy::Kind::Demand), kNow);
+  EXPECT_EQ(planned(plan, "c"), (Limits{1, 4}));
+  EXPECT_EQ(planned(plan, "b"), (Limits{1, 4}));
+  EXPECT_EQ(planned(plan, "a"), (Limits{1, 16}));
+}
+
+TEST(Reclaim, NeverBelowMinOrPreferenceFloorOrWithoutAReading) {
+  const auto run = [](Cluster donor) {
+    return partition(federated(2, 20, 50),
+                     {Cluster("member1").hpa(1, 4).running(4, 4).cpu(500).scaledAgo(600s), donor},
+                     policy(Policy::Kind::Demand), kNow);
+  };
+  EXPECT_EQ(planned(run(Cluster("member2").hpa(7, 16).running(16, 16).cpu(5).scaledAgo(600s)),
+                    "member2")->max, 7);
+  EXPECT_EQ(planned(run(Cluster("member2").hpa(1, 16).running(16, 16).cpu(5).scaledAgo(600s)
+                            .prefer(std::nullopt, 9, std::nullopt)), "member2")->max, 9);
+  // No utilisation reading: nothing says it holds too much.
+  EXPECT_EQ(planned(run(Cluster("member2").hpa(1, 16).running(16, 16).scaledAgo(600s)),
+                    "member2")->max, 16);
+  // Inside the scale-forbidden window it gives nothing.
+  EXPECT_EQ(planned(run(Cluster("member2").hpa(1, 16).running(16, 16).cpu(5).scaledAgo(30s)),
+                    "member2")->max, 16);
+}
+
+TEST(Reclaim, OnlyWhileAnotherClusterIsSaturated) {
+  const Plan plan = partition(
+      federated(2, 14, 50),
+      {Cluster("member1").hpa(1, 4).running(3, 3).cpu(50).scaledAgo(600s),
+       Cluster("member2").hpa(1, 10).running(10, 10).cpu(10).scaledAgo(600s)},
+      policy(Policy::Kind::Demand), kNow);
+  EXPECT_TRUE(plan.moves.empty()) << plan.summary;
 }
 
 }  // namespace
