@@ -21,59 +21,89 @@ std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) 
   return Need{*replicas, -1};
 }
 
-void appendNumber(std::string& text, double value) {
+void appendDecimal(std::string& text, double value) {
   char buffer[32];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   if (ec == std::errc()) text.append(buffer, end);
 }
 
-bool atMax(const LocalHpa& hpa) {
-  return hpa.status.current == hpa.status.desired && hpa.status.current == hpa.limits.max;
+Limits clamped(Limits limits) {
+  limits.max = std::max<Replicas>(0, limits.max);
+  limits.min = std::clamp<Replicas>(limits.min, 0, limits.max);
+  return limits;
+}
+
+bool atMax(const HpaStatus& status, const Limits& limits) {
+  return status.current == status.desired && status.current == limits.max;
 }
 
 // kubefed v1's test, which `legacy` uses as it is: at max, and the HPA agrees it should be.
-bool saturatedLegacy(const LocalHpa& hpa, bool scaleable) { return scaleable && atMax(hpa); }
+bool saturatedLegacy(const HpaStatus& status, const Limits& limits, bool scaleable) {
+  return scaleable && atMax(status, limits);
+}
 
 // `demand` adds the evidence the status gives, where it gives any: a need above the max (the
 // metrics outside the tolerance), or the ScalingLimited condition saying the HPA wanted more than
 // its max. With no evidence at all it falls back to kubefed v1's test.
-bool saturatedDemand(const LocalHpa& hpa, std::optional<Replicas> need) {
-  if (!atMax(hpa)) return false;
+bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optional<Replicas> need) {
+  if (!atMax(status, limits)) return false;
   std::optional<bool> aboveMax;
-  if (need) aboveMax = *need > hpa.limits.max;
-  if (!aboveMax && !hpa.status.limitedByMaxReplicas) return true;
-  return aboveMax.value_or(false) || hpa.status.limitedByMaxReplicas.value_or(false);
+  if (need) aboveMax = *need > limits.max;
+  if (!aboveMax && !status.limitedByMaxReplicas) return true;
+  return aboveMax.value_or(false) || status.limitedByMaxReplicas.value_or(false);
 }
 
 }  // namespace
 
 Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
 
+void appendNumber(std::string& text, Replicas value) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (ec == std::errc()) text.append(buffer, end);
+}
+
 std::string ClusterView::usage(std::optional<Replicas> target) const {
-  std::string text = std::to_string(status.current) + "/" + std::to_string(limits.max) +
-                     " replicas";
+  std::string text;
+  appendUsage(text, target);
+  return text;
+}
+
+void ClusterView::appendUsage(std::string& text, std::optional<Replicas> target) const {
+  appendNumber(text, status.current);
+  text += '/';
+  appendNumber(text, limits.max);
+  text += " replicas";
   if (needMetric) {
     const MetricReading& m = *needMetric;
     const char* unit = m.target == MetricReading::Target::Utilization ? "%" : "";
-    text += " at " + m.name + " ";
-    appendNumber(text, m.current.value_or(0));
+    text += " at ";
+    text += m.name;
+    text += ' ';
+    appendDecimal(text, m.current.value_or(0));
     text += unit;
     text += m.current.value_or(0) > m.targetValue ? " > " : " <= ";
-    appendNumber(text, m.targetValue);
+    appendDecimal(text, m.targetValue);
     text += unit;
     text += m.target == MetricReading::Target::AverageValue ? " per pod target" : " target";
-    if (need) text += ", need " + std::to_string(*need);
+    if (need) {
+      text += ", need ";
+      appendNumber(text, *need);
+    }
   } else if (status.cpuUtilizationPercent) {
-    text += " at " + std::to_string(*status.cpuUtilizationPercent) + "%";
+    text += " at ";
+    appendNumber(text, *status.cpuUtilizationPercent);
+    text += '%';
     if (target) {
-      const char* relation = *status.cpuUtilizationPercent > *target ? " > " : " <= ";
-      text += relation + std::to_string(*target) + "% target";
+      text += *status.cpuUtilizationPercent > *target ? " > " : " <= ";
+      appendNumber(text, *target);
+      text += "% target";
     }
   } else if (need) {
-    text += ", need " + std::to_string(*need);
+    text += ", need ";
+    appendNumber(text, *need);
   }
   if (status.limitedByMaxReplicas.value_or(false)) text += " (ScalingLimited: TooManyReplicas)";
-  return text;
 }
 
 bool nothingPlacedYet(const std::vector<ClusterView>& views) {
@@ -83,10 +113,20 @@ bool nothingPlacedYet(const std::vector<ClusterView>& views) {
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now) {
+  std::vector<const ClusterState*> order;
+  order.reserve(clusters.size());
+  for (const ClusterState& c : clusters) order.push_back(&c);
+  return classify(spec, order, policy, now);
+}
+
+std::vector<ClusterView> classify(const FederatedSpec& spec,
+                                  const std::vector<const ClusterState*>& clusters,
+                                  const Policy& policy, TimePoint now) {
   const auto target = spec.targetCPUUtilizationPercent;
   std::vector<ClusterView> views;
   views.reserve(clusters.size());
-  for (const ClusterState& cluster : clusters) {
+  for (const ClusterState* clusterPointer : clusters) {
+    const ClusterState& cluster = *clusterPointer;
     ClusterView view;
     view.name = cluster.name;
     view.weight = cluster.preferences.weight.value_or(1);
@@ -98,7 +138,8 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
     }
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
-    view.limits = hpa.limits;
+    const Limits limits = clamped(hpa.limits);
+    view.limits = limits;
     view.status = hpa.status;
     if (const auto need = needOf(hpa, target)) {
       view.need = need->replicas;
@@ -111,34 +152,34 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
     if (policy.kind == Policy::Kind::Legacy) {
       // kubefed v1: an HPA that never scaled is not "scaleable" either.
       const bool scaleable = hpa.status.lastScaleTime && !view.inForbiddenWindow;
-      view.saturated = saturatedLegacy(hpa, scaleable);
+      view.saturated = saturatedLegacy(hpa.status, limits, scaleable);
       view.mayGive = view.pristine || scaleable;
     } else {
-      view.saturated = saturatedDemand(hpa, view.need);
+      view.saturated = saturatedDemand(hpa.status, limits, view.need);
       view.mayGive = (view.pristine || !view.inForbiddenWindow) && !view.saturated;
     }
 
-    view.maxInUse = std::max({hpa.status.current, hpa.status.desired, hpa.limits.min,
+    view.maxInUse = std::max({hpa.status.current, hpa.status.desired, limits.min,
                               view.preferredFloor, Replicas{1}});
 
     view.maxKeptUnderPressure = view.maxInUse;
     if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
       view.maxKeptUnderPressure =
           std::min(view.maxInUse, std::max({*view.need + reclaimMargin(*view.need),
-                                            hpa.limits.min, view.preferredFloor, Replicas{1}}));
+                                            limits.min, view.preferredFloor, Replicas{1}}));
     }
 
     if (view.saturated) {
-      view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - hpa.limits.max);
+      view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - limits.max);
     }
 
-    view.minToKeep = hpa.limits.min;
+    view.minToKeep = limits.min;
     const bool idleAtMin = hpa.status.current == hpa.status.desired &&
-                           hpa.status.current == hpa.limits.min;
+                           hpa.status.current == limits.min;
     if (idleAtMin && !view.saturated) {
       // Without a utilisation reading, one replica per reconcile, as kubefed v1 steps.
-      const Replicas trulyNeeded = view.need.value_or(hpa.limits.min - 1);
-      view.minToKeep = std::min(hpa.limits.min,
+      const Replicas trulyNeeded = view.need.value_or(limits.min - 1);
+      view.minToKeep = std::min(limits.min,
                                 std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
     }
     views.push_back(std::move(view));

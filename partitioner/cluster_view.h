@@ -59,11 +59,19 @@ struct ClusterView {
   // "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second
   // 25 > 10 per pod target, need 10" (a metric list): how the status reads in a reason.
   std::string usage(std::optional<Replicas> target) const;
+  void appendUsage(std::string& text, std::optional<Replicas> target) const;
 };
+
+// Appends the decimal digits of `value` (no temporary string).
+void appendNumber(std::string& text, Replicas value);
 
 // True when no cluster has a local HPA yet: the first placement of a federated HPA.
 bool nothingPlacedYet(const std::vector<ClusterView>& views);
 
+// One view per cluster, in the order given; local limits are clamped to 0 <= min <= max first.
+std::vector<ClusterView> classify(const FederatedSpec& spec,
+                                  const std::vector<const ClusterState*>& clusters,
+                                  const Policy& policy, TimePoint now);
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now);

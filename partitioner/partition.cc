@@ -8,19 +8,16 @@
 namespace fedhpa::partitioner {
 namespace {
 
-Limits clamped(Limits limits) {
-  limits.max = std::max<Replicas>(0, limits.max);
-  limits.min = std::clamp<Replicas>(limits.min, 0, limits.max);
-  return limits;
-}
-
-std::vector<ClusterState> sortedAndClamped(std::vector<ClusterState> clusters) {
-  std::sort(clusters.begin(), clusters.end(),
-            [](const ClusterState& a, const ClusterState& b) { return a.name < b.name; });
-  for (ClusterState& c : clusters) {
-    if (c.hpa) c.hpa->limits = clamped(c.hpa->limits);
+// The clusters in name order, as pointers into the input (the input is not copied).
+std::vector<const ClusterState*> byName(const std::vector<ClusterState>& clusters) {
+  std::vector<const ClusterState*> order;
+  order.reserve(clusters.size());
+  for (const ClusterState& c : clusters) order.push_back(&c);
+  const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
+  if (!std::is_sorted(order.begin(), order.end(), byItsName)) {
+    std::sort(order.begin(), order.end(), byItsName);
   }
-  return clusters;
+  return order;
 }
 
 std::string summarize(const Plan& plan, const Schedule& schedule, const FederatedSpec& spec) {
@@ -51,11 +48,12 @@ Plan partition(const FederatedSpec& requested, const std::vector<ClusterState>& 
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
-  const std::vector<ClusterState> clusters = sortedAndClamped(input);
-  const std::vector<ClusterView> views = classify(spec, clusters, policy, now);
-  const Schedule schedule = policy.kind == Policy::Kind::Legacy ? scheduleLegacy(spec, views)
+  const std::vector<ClusterView> views = classify(spec, byName(input), policy, now);
+  Schedule schedule = policy.kind == Policy::Kind::Legacy ? scheduleLegacy(spec, views)
                                                                 : scheduleDemand(spec, views);
 
+  plan.clusters.reserve(views.size());
+  plan.moves.reserve(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
@@ -63,10 +61,9 @@ Plan partition(const FederatedSpec& requested, const std::vector<ClusterState>& 
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
     plan.clusters.push_back({views[i].name, after});
     if (before == after) continue;
-    std::string reason;
-    for (const std::string& r : schedule.reasons[i]) reason += (reason.empty() ? "" : "; ") + r;
+    std::string reason = std::move(schedule.reasons[i]);
     if (reason.empty()) reason = after ? "limits adjusted" : "no share left for this cluster";
-    plan.moves.push_back({views[i].name, before, after, reason});
+    plan.moves.push_back({views[i].name, before, after, std::move(reason)});
   }
   plan.summary = summarize(plan, schedule, spec);
   return plan;
