@@ -1,6 +1,7 @@
 #include "partitioner/partition.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/policies.h"
@@ -8,15 +9,43 @@
 namespace fedhpa::partitioner {
 namespace {
 
-// The clusters in name order, as pointers into the input (the input is not copied).
+// The clusters in name order, as pointers into the input (the input is not copied). Names in a
+// federation tend to share a long prefix ("member1", "member2", ...), so each name is sorted by
+// the 8 bytes after the prefix they all share, packed big-endian into one integer; only names
+// equal in those bytes are compared in full.
 std::vector<const ClusterState*> byName(const std::vector<ClusterState>& clusters) {
   std::vector<const ClusterState*> order;
   order.reserve(clusters.size());
   for (const ClusterState& c : clusters) order.push_back(&c);
   const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
-  if (!std::is_sorted(order.begin(), order.end(), byItsName)) {
-    std::sort(order.begin(), order.end(), byItsName);
+  if (std::is_sorted(order.begin(), order.end(), byItsName)) return order;
+
+  std::size_t shared = clusters.front().name.size();
+  for (const ClusterState& c : clusters) {
+    const std::string& first = clusters.front().name;
+    shared = std::min(shared, c.name.size());
+    shared = static_cast<std::size_t>(
+        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(shared), c.name.begin()).first -
+        first.begin());
   }
+  struct Keyed {
+    std::uint64_t key;
+    const ClusterState* cluster;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(clusters.size());
+  for (const ClusterState& c : clusters) {
+    std::uint64_t key = 0;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t at = shared + k;
+      key = (key << 8) | (at < c.name.size() ? static_cast<unsigned char>(c.name[at]) : 0u);
+    }
+    keyed.push_back({key, &c});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return a.key != b.key ? a.key < b.key : a.cluster->name < b.cluster->name;
+  });
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].cluster;
   return order;
 }
 
