@@ -106,6 +106,10 @@ void ClusterView::appendUsage(std::string& text, std::optional<Replicas> target)
   if (status.limitedByMaxReplicas.value_or(false)) text += " (ScalingLimited: TooManyReplicas)";
 }
 
+bool tiered(const std::vector<ClusterView>& views) {
+  return std::any_of(views.begin(), views.end(), [](const ClusterView& v) { return v.tier != 0; });
+}
+
 bool nothingPlacedYet(const std::vector<ClusterView>& views) {
   return std::none_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; });
 }
@@ -132,6 +136,7 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
     view.weight = cluster.preferences.weight.value_or(1);
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
+    view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
     if (!cluster.hpa) {
       views.push_back(std::move(view));
       continue;

@@ -55,6 +55,7 @@ struct ClusterView {
   Replicas weight = 1;
   Replicas preferredFloor = 0;
   Replicas preferredCap = kNoCap;
+  Replicas tier = 0;
 
   // "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second
   // 25 > 10 per pod target, need 10" (a metric list): how the status reads in a reason.
@@ -64,6 +65,9 @@ struct ClusterView {
 
 // Appends the decimal digits of `value` (no temporary string).
 void appendNumber(std::string& text, Replicas value);
+
+// True when some cluster is in a tier other than 0 (burst tiers in use).
+bool tiered(const std::vector<ClusterView>& views);
 
 // True when no cluster has a local HPA yet: the first placement of a federated HPA.
 bool nothingPlacedYet(const std::vector<ClusterView>& views);

@@ -60,6 +60,44 @@ Exchange exchange(const std::vector<Replicas>& spares, const std::vector<Replica
   return result;
 }
 
+// The tiers in use, ascending.
+std::vector<Replicas> tiersOf(const std::vector<ClusterView>& views) {
+  std::vector<Replicas> tiers;
+  for (const ClusterView& v : views) tiers.push_back(v.tier);
+  std::sort(tiers.begin(), tiers.end());
+  tiers.erase(std::unique(tiers.begin(), tiers.end()), tiers.end());
+  return tiers;
+}
+
+// Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
+// of the highest tier give first. Without tiers, exchange().
+Exchange exchangeByTier(const std::vector<ClusterView>& views, const std::vector<Replicas>& spares,
+                        const std::vector<Replicas>& wants) {
+  if (!tiered(views)) return exchange(spares, wants);
+  const std::size_t n = views.size();
+  const std::vector<Replicas> tiers = tiersOf(views);
+  Exchange total{zeros(n), zeros(n), 0};
+  std::vector<Replicas> spareLeft = spares;
+  std::vector<Replicas> tierWants(n), tierSpares(n);
+  for (const Replicas receiverTier : tiers) {
+    for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
+    for (auto donorTier = tiers.rbegin(); donorTier != tiers.rend(); ++donorTier) {
+      for (std::size_t i = 0; i < n; ++i) {
+        tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
+      }
+      const Exchange ex = exchange(tierSpares, tierWants);
+      for (std::size_t i = 0; i < n; ++i) {
+        total.given[i] += ex.given[i];
+        spareLeft[i] -= ex.given[i];
+        total.received[i] += ex.received[i];
+        tierWants[i] -= ex.received[i];
+      }
+      total.amount += ex.amount;
+    }
+  }
+  return total;
+}
+
 // Reasons on both sides of an exchange, one per cluster that gave or received, written straight
 // into the schedule: "saturated (...): received max 2 from member2, 1 from member3",
 // "...: gave max 2 to member1". why(text, i) appends the cause and is asked only for those
@@ -129,7 +167,24 @@ std::vector<Replicas> fairShares(const std::vector<ClusterView>& views, Replicas
   if (sum(floors) > total) floors = zeros(n);  // the floors cannot all hold: spread by weight
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max<Replicas>(0, views[i].preferredCap - floors[i]);
 
-  std::vector<Replicas> shares = spreadWeighted(total - sum(floors), weights, caps);
+  std::vector<Replicas> shares;
+  if (!tiered(views)) {
+    shares = spreadWeighted(total - sum(floors), weights, caps);
+  } else {
+    // Burst tiers: the lowest tier up to its caps first, what is left to the next tier.
+    shares = zeros(n);
+    Replicas left = total - sum(floors);
+    std::vector<Replicas> tierCaps(n), tierWeights(n);
+    for (const Replicas tier : tiersOf(views)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        tierCaps[i] = views[i].tier == tier ? caps[i] : 0;
+        tierWeights[i] = views[i].tier == tier ? weights[i] : 0;
+      }
+      const std::vector<Replicas> tierShares = spreadWeighted(left, tierWeights, tierCaps);
+      for (std::size_t i = 0; i < n; ++i) shares[i] += tierShares[i];
+      left -= sum(tierShares);
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) shares[i] += floors[i];
   // The caps together cannot hold the total: the rest goes evenly, caps or not.
   levelUp(shares, std::vector<Replicas>(n, kNoCap), total - sum(shares));
@@ -160,9 +215,19 @@ namespace {
 void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas excess) {
   const std::size_t n = views.size();
   // 1. max the clusters do not use (the window does not protect against a smaller spec).
+  //    Burst tiers: the highest tier gives first.
   const std::vector<Replicas> spares = maxSpares(schedule, views, false);
   std::vector<Replicas> left = spares;
-  excess -= levelDown(left, zeros(n), excess);
+  if (!tiered(views)) {
+    excess -= levelDown(left, zeros(n), excess);
+  } else {
+    const std::vector<Replicas> tiers = tiersOf(views);
+    std::vector<Replicas> floors(n);
+    for (auto tier = tiers.rbegin(); tier != tiers.rend() && excess > 0; ++tier) {
+      for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == *tier ? 0 : left[i];
+      excess -= levelDown(left, floors, excess);
+    }
+  }
   applyMaxDelta(schedule, difference(spares, left), -1);
 
   // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
@@ -255,7 +320,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   }
   if (sum(wants) == 0) return;
 
-  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
+  const Exchange ex = exchangeByTier(views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
     schedule.notes.push_back("a new cluster waits: no cluster has unused max to give");
     return;
@@ -298,7 +363,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     text += ')';
   };
   // 1. max the donors do not use.
-  const Exchange ex = exchange(maxSpares(schedule, views, true), wants);
+  const Exchange ex = exchangeByTier(views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
     applyMaxDelta(schedule, ex.given, -1);
     applyMaxDelta(schedule, ex.received, +1);
@@ -315,7 +380,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
     }
   }
-  const Exchange reclaim = exchange(reclaimable, wants);
+  const Exchange reclaim = exchangeByTier(views, reclaimable, wants);
   if (reclaim.amount > 0) {
     applyMaxDelta(schedule, reclaim.given, -1);
     applyMaxDelta(schedule, reclaim.received, +1);

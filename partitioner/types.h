@@ -57,11 +57,14 @@ struct LocalHpa {
 // Operator preferences for one cluster (annotation federation.kubernetes.io/hpa-preferences).
 // weight shapes the initial spread; minReplicas/maxReplicas bound the cluster's local limits
 // through every move: its local max stays within [minReplicas, maxReplicas] and its local min
-// is at least minReplicas.
+// is at least minReplicas. tier (burst tiers, default 0): max is placed in the lowest tier first
+// and spills into the next one only beyond the lower tier's maxReplicas caps; saturated clusters
+// of a lower tier are served first, and max is taken back from the highest tier first.
 struct Preferences {
   std::optional<Replicas> weight;
   std::optional<Replicas> minReplicas;
   std::optional<Replicas> maxReplicas;
+  std::optional<Replicas> tier;
 };
 
 // One eligible cluster (Ready and selected), with its local HPA if it has one.

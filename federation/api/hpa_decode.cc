@@ -334,6 +334,7 @@ std::map<std::string, partitioner::Preferences> decodePreferences(const std::str
     preferences.weight = optionalInt(value, "weight", item, 0);
     preferences.minReplicas = optionalInt(value, "minReplicas", item, 0);
     preferences.maxReplicas = optionalInt(value, "maxReplicas", item, 1);
+    preferences.tier = optionalInt(value, "tier", item, 0);
     if (preferences.minReplicas && preferences.maxReplicas &&
         *preferences.minReplicas > *preferences.maxReplicas) {
       throw DecodeError(item + ".minReplicas", "must be less than or equal to maxReplicas");

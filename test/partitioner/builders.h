@@ -46,7 +46,11 @@ class Cluster {
   }
   Cluster& prefer(std::optional<Replicas> weight, std::optional<Replicas> min,
                   std::optional<Replicas> max) {
-    state_.preferences = {weight, min, max};
+    state_.preferences = {weight, min, max, state_.preferences.tier};
+    return *this;
+  }
+  Cluster& tier(Replicas tier) {
+    state_.preferences.tier = tier;
     return *this;
   }
   operator ClusterState() const { return state_; }

@@ -98,6 +98,7 @@ class RandomInputs {
         Preferences& p = cluster.preferences;
         if (chance(0.5)) p.weight = between(0, 5);
         if (chance(0.5)) p.minReplicas = between(0, 5);
+        if (chance(0.5)) p.tier = between(0, 2);
         if (chance(0.5)) p.maxReplicas = between(std::max<Replicas>(1, p.minReplicas.value_or(1)), 1000);
       }
       c.clusters.push_back(std::move(cluster));

@@ -184,3 +184,17 @@ TEST(DecodeLocalHpa, MetricErrorsNameTheField) {
 
 }  // namespace
 }  // namespace fedhpa::api
+
+namespace fedhpa::api {
+namespace {
+
+TEST(DecodePreferences, ReadsTheTier) {
+  const auto prefs = decodePreferences(R"({"clusters": {"cloud": {"tier": 1}, "onprem": {"maxReplicas": 4}}})", "p");
+  EXPECT_EQ(prefs.at("cloud").tier, 1);
+  EXPECT_FALSE(prefs.at("onprem").tier.has_value());
+  EXPECT_EQ(errorOf([&] { decodePreferences(R"({"clusters": {"c": {"tier": -1}}})", "p"); }),
+            "p.clusters.c.tier: must be at least 0");
+}
+
+}  // namespace
+}  // namespace fedhpa::api

@@ -84,6 +84,16 @@ TEST(PartitionCommand, CustomMetricExampleMovesWhatTheMemberHpaNeeds) {
   EXPECT_EQ(json::parse(legacy.out)["clusters"]["member1"]["maxReplicas"], 5);
 }
 
+TEST(PartitionCommand, TiersExampleFillsOnPremBeforeTheCloud) {
+  // onprem1 and onprem2 (tier 0) capped at 4 each; cloud (tier 1) takes what is left of max 10.
+  const Result r = run("-f " + example("tiers"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const json plan = json::parse(r.out);
+  EXPECT_EQ(plan["clusters"]["onprem1"]["maxReplicas"], 4);
+  EXPECT_EQ(plan["clusters"]["onprem2"]["maxReplicas"], 4);
+  EXPECT_EQ(plan["clusters"]["cloud"]["maxReplicas"], 2);
+}
+
 TEST(PartitionCommand, ZeroClustersPrintTheEmptyPlanWithItsReason) {
   const Result r = run("-f -", R"({"federated": {"spec": {"maxReplicas": 5}}, "clusters": {}})");
   ASSERT_EQ(r.status, 0) << r.out;
