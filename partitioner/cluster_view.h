@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@ namespace fedhpa::partitioner {
 
 // "Unbounded" for caps; far from overflow when summed over thousands of clusters.
 inline constexpr Replicas kNoCap = Replicas{1} << 50;
+
+// The margin reclaim leaves above a cluster's need: a fifth of the need, at least one replica.
+// That is twice the HPA's 10 % tolerance, so load that comes back a little is served at once
+// without the cluster saturating and asking for the max back (no flapping).
+Replicas reclaimMargin(Replicas need);
 
 struct ClusterView {
   std::string name;
@@ -28,7 +34,17 @@ struct ClusterView {
   // The policy lets this cluster hand limits to others now.
   bool mayGive = false;
 
-  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
+  // What the member's own HPA wants (need.h): from its metric list, or from its CPU utilisation
+  // against the federated CPU target when that is all it reports; empty without any reading.
+  std::optional<Replicas> need;
+  // The metric that decided the need, when a metric list did; points into the input clusters.
+  const MetricReading* needMetric = nullptr;
+
+  Replicas maxNeeded = 0;
+  // Reclaim: the max this cluster keeps while another is saturated. Below maxInUse when its
+  // metrics say it needs fewer replicas than it holds (its HPA is still inside its scale-down
+  // stabilisation): its need plus kReclaimMargin, never below its min or preference floor.
+  Replicas maxKeptUnderPressure = 0;  // extra max a saturated cluster asks for (demand)
   Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
   Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
 
@@ -39,14 +55,27 @@ struct ClusterView {
   Replicas weight = 1;
   Replicas preferredFloor = 0;
   Replicas preferredCap = kNoCap;
+  Replicas tier = 0;
 
-  // "4/4 replicas at 92% > 50% target": how the status reads in a reason.
+  // "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second
+  // 25 > 10 per pod target, need 10" (a metric list): how the status reads in a reason.
   std::string usage(std::optional<Replicas> target) const;
+  void appendUsage(std::string& text, std::optional<Replicas> target) const;
 };
+
+// Appends the decimal digits of `value` (no temporary string).
+void appendNumber(std::string& text, Replicas value);
+
+// True when some cluster is in a tier other than 0 (burst tiers in use).
+bool tiered(const std::vector<ClusterView>& views);
 
 // True when no cluster has a local HPA yet: the first placement of a federated HPA.
 bool nothingPlacedYet(const std::vector<ClusterView>& views);
 
+// One view per cluster, in the order given; local limits are clamped to 0 <= min <= max first.
+std::vector<ClusterView> classify(const FederatedSpec& spec,
+                                  const std::vector<const ClusterState*>& clusters,
+                                  const Policy& policy, TimePoint now);
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now);

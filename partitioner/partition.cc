@@ -1,6 +1,7 @@
 #include "partitioner/partition.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/policies.h"
@@ -8,19 +9,44 @@
 namespace fedhpa::partitioner {
 namespace {
 
-Limits clamped(Limits limits) {
-  limits.max = std::max<Replicas>(0, limits.max);
-  limits.min = std::clamp<Replicas>(limits.min, 0, limits.max);
-  return limits;
-}
+// The clusters in name order, as pointers into the input (the input is not copied). Names in a
+// federation tend to share a long prefix ("member1", "member2", ...), so each name is sorted by
+// the 8 bytes after the prefix they all share, packed big-endian into one integer; only names
+// equal in those bytes are compared in full.
+std::vector<const ClusterState*> byName(const std::vector<ClusterState>& clusters) {
+  std::vector<const ClusterState*> order;
+  order.reserve(clusters.size());
+  for (const ClusterState& c : clusters) order.push_back(&c);
+  const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
+  if (std::is_sorted(order.begin(), order.end(), byItsName)) return order;
 
-std::vector<ClusterState> sortedAndClamped(std::vector<ClusterState> clusters) {
-  std::sort(clusters.begin(), clusters.end(),
-            [](const ClusterState& a, const ClusterState& b) { return a.name < b.name; });
-  for (ClusterState& c : clusters) {
-    if (c.hpa) c.hpa->limits = clamped(c.hpa->limits);
+  std::size_t shared = clusters.front().name.size();
+  for (const ClusterState& c : clusters) {
+    const std::string& first = clusters.front().name;
+    shared = std::min(shared, c.name.size());
+    shared = static_cast<std::size_t>(
+        std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(shared), c.name.begin()).first -
+        first.begin());
   }
-  return clusters;
+  struct Keyed {
+    std::uint64_t key;
+    const ClusterState* cluster;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(clusters.size());
+  for (const ClusterState& c : clusters) {
+    std::uint64_t key = 0;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t at = shared + k;
+      key = (key << 8) | (at < c.name.size() ? static_cast<unsigned char>(c.name[at]) : 0u);
+    }
+    keyed.push_back({key, &c});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return a.key != b.key ? a.key < b.key : a.cluster->name < b.cluster->name;
+  });
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].cluster;
+  return order;
 }
 
 std::string summarize(const Plan& plan, const Schedule& schedule, const FederatedSpec& spec) {
@@ -51,11 +77,12 @@ Plan partition(const FederatedSpec& requested, const std::vector<ClusterState>& 
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
-  const std::vector<ClusterState> clusters = sortedAndClamped(input);
-  const std::vector<ClusterView> views = classify(spec, clusters, policy, now);
-  const Schedule schedule = policy.kind == Policy::Kind::Legacy ? scheduleLegacy(spec, views)
+  const std::vector<ClusterView> views = classify(spec, byName(input), policy, now);
+  Schedule schedule = policy.kind == Policy::Kind::Legacy ? scheduleLegacy(spec, views)
                                                                 : scheduleDemand(spec, views);
 
+  plan.clusters.reserve(views.size());
+  plan.moves.reserve(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
@@ -63,10 +90,9 @@ Plan partition(const FederatedSpec& requested, const std::vector<ClusterState>& 
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
     plan.clusters.push_back({views[i].name, after});
     if (before == after) continue;
-    std::string reason;
-    for (const std::string& r : schedule.reasons[i]) reason += (reason.empty() ? "" : "; ") + r;
+    std::string reason = std::move(schedule.reasons[i]);
     if (reason.empty()) reason = after ? "limits adjusted" : "no share left for this cluster";
-    plan.moves.push_back({views[i].name, before, after, reason});
+    plan.moves.push_back({views[i].name, before, after, std::move(reason)});
   }
   plan.summary = summarize(plan, schedule, spec);
   return plan;

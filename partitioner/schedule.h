@@ -1,8 +1,9 @@
 // The working state both policies build a plan in: one Limits per cluster ({0, 0} = no HPA)
-// and, per cluster, the reasons for what happened to it.
+// and, per cluster, the reasons for what happened to it (written only for clusters that move).
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "partitioner/cluster_view.h"
@@ -12,23 +13,34 @@ namespace fedhpa::partitioner {
 
 struct Schedule {
   std::vector<Limits> limits;
-  std::vector<std::vector<std::string>> reasons;  // per cluster, in the order they arose
-  std::vector<std::string> notes;                 // plan-wide remarks for the summary
+  // A reason is one allocation: room for a typical one ("saturated (4/4 replicas at 92% > 50%
+  // target ...): received max 2 from member2, 1 from member3") from the first write.
+  static constexpr std::size_t kReasonCapacity = 160;
+  std::vector<std::string> reasons;  // per cluster, "; "-joined in the order they arose
+  std::vector<std::string> notes;    // plan-wide remarks for the summary
+  // Each cluster's fair share of the federated max (steps.h fairShares), computed at most once
+  // per plan by the first step that asks (fairSharesOf).
+  std::vector<Replicas> fair;
 
   static Schedule current(const std::vector<ClusterView>& views) {
     Schedule schedule;
     schedule.reasons.resize(views.size());
+    schedule.limits.reserve(views.size());
     for (const ClusterView& view : views) schedule.limits.push_back(view.limits);
     return schedule;
   }
 
   std::vector<Replicas> maxes() const {
     std::vector<Replicas> values;
+    values.reserve(limits.size());
     for (const Limits& l : limits) values.push_back(l.max);
     return values;
   }
-  void because(std::size_t cluster, std::string reason) {
-    reasons[cluster].push_back(std::move(reason));
+  void because(std::size_t cluster, std::string_view reason) {
+    std::string& text = reasons[cluster];
+    if (text.empty()) text.reserve(kReasonCapacity);
+    if (!text.empty()) text += "; ";
+    text += reason;
   }
 };
 

@@ -32,19 +32,39 @@ struct HpaStatus {
   std::optional<bool> limitedByMaxReplicas;
 };
 
+// One entry of a local HPA's spec.metrics next to its reading in status.currentMetrics, reduced
+// to the numbers kube-controller-manager's replica calculator uses (quantities already parsed).
+struct MetricReading {
+  enum class Source { Resource, ContainerResource, Pods, Object, External };
+  enum class Target { Utilization, AverageValue, Value };
+  Source source = Source::Resource;
+  Target target = Target::Utilization;
+  std::string name;               // "cpu", "http_requests_per_second": for reasons only
+  double targetValue = 0;         // a percentage for Utilization
+  // Value for Value targets, per-pod average for AverageValue, percentage for Utilization; empty
+  // when the status does not carry it (the member's HPA could not read the metric).
+  std::optional<double> current;
+};
+
 struct LocalHpa {
   Limits limits;
   HpaStatus status;
+  // spec.metrics with their readings; empty when only status.cpuUtilizationPercent is known, in
+  // which case the federated CPU target stands in for the metric list.
+  std::vector<MetricReading> metrics;
 };
 
 // Operator preferences for one cluster (annotation federation.kubernetes.io/hpa-preferences).
 // weight shapes the initial spread; minReplicas/maxReplicas bound the cluster's local limits
 // through every move: its local max stays within [minReplicas, maxReplicas] and its local min
-// is at least minReplicas.
+// is at least minReplicas. tier (burst tiers, default 0): max is placed in the lowest tier first
+// and spills into the next one only beyond the lower tier's maxReplicas caps; saturated clusters
+// of a lower tier are served first, and max is taken back from the highest tier first.
 struct Preferences {
   std::optional<Replicas> weight;
   std::optional<Replicas> minReplicas;
   std::optional<Replicas> maxReplicas;
+  std::optional<Replicas> tier;
 };
 
 // One eligible cluster (Ready and selected), with its local HPA if it has one.

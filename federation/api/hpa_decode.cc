@@ -1,7 +1,11 @@
 #include "federation/api/hpa_decode.h"
 
+#include <cctype>
 #include <limits>
+#include <utility>
+#include <vector>
 
+#include "federation/api/quantity.h"
 #include "federation/api/time.h"
 
 namespace fedhpa::api {
@@ -83,6 +87,135 @@ std::optional<Replicas> cpuUtilization(const json* metrics, const char* holder,
   return std::nullopt;
 }
 
+using Source = partitioner::MetricReading::Source;
+using Target = partitioner::MetricReading::Target;
+
+// One v2 metric (a MetricSpec or a MetricStatus) by what it measures: its source, the member of
+// the metric that holds the source's fields ("resource", "pods", ...), and the identity a spec
+// entry and its status entry share (resource name, container, metric name, described object).
+struct MetricIdentity {
+  Source source;
+  const json* body = nullptr;
+  std::string bodyPath;
+  std::string name;      // for reasons
+  std::string identity;  // for matching status to spec
+};
+
+std::optional<MetricIdentity> identify(const json& metric, const std::string& path) {
+  requireObject(metric, path);
+  const auto type = optionalString(metric, "type", path);
+  static constexpr std::pair<const char*, Source> kTypes[] = {
+      {"Resource", Source::Resource}, {"ContainerResource", Source::ContainerResource},
+      {"Pods", Source::Pods}, {"Object", Source::Object}, {"External", Source::External}};
+  for (const auto& [typeName, source] : kTypes) {
+    if (type != typeName) continue;
+    std::string member = typeName;
+    member[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(member[0])));
+    MetricIdentity id{source, optionalMember(metric, member.c_str()), path + "." + member, {}, {}};
+    if (!id.body) throw DecodeError(id.bodyPath, "required for type " + *type);
+    requireObject(*id.body, id.bodyPath);
+    if (source == Source::Resource || source == Source::ContainerResource) {
+      id.name = optionalString(*id.body, "name", id.bodyPath).value_or("");
+      if (source == Source::ContainerResource) {
+        id.name += " in container " + optionalString(*id.body, "container", id.bodyPath).value_or("");
+      }
+    } else {
+      const json* inner = optionalMember(*id.body, "metric");
+      if (inner) id.name = optionalString(requireObject(*inner, id.bodyPath + ".metric"), "name", id.bodyPath + ".metric").value_or("");
+    }
+    id.identity = std::string(typeName) + "/" + id.name;
+    if (source == Source::Object) {
+      if (const json* described = optionalMember(*id.body, "describedObject")) {
+        const std::string describedPath = id.bodyPath + ".describedObject";
+        requireObject(*described, describedPath);
+        id.identity += "/" + optionalString(*described, "kind", describedPath).value_or("") + "/" +
+                       optionalString(*described, "name", describedPath).value_or("");
+      }
+    }
+    return id;
+  }
+  return std::nullopt;  // a type this version does not know: the HPA cannot use it either
+}
+
+// A quantity member ("300Mi", or a plain JSON number).
+std::optional<double> optionalQuantity(const json& object, const char* key, const std::string& path) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  const std::string field = path + "." + key;
+  if (it->is_number()) return it->get<double>();
+  if (!it->is_string()) throw DecodeError(field, "must be a quantity");
+  const auto value = parseQuantity(it->get_ref<const std::string&>());
+  if (!value) throw DecodeError(field, "must be a quantity, not \"" + it->get<std::string>() + "\"");
+  return value;
+}
+
+// The value of a MetricTarget or MetricValueStatus that goes with a target type.
+std::optional<double> valueFor(Target target, const json& holder, const std::string& path) {
+  switch (target) {
+    case Target::Utilization: {
+      const auto percent = optionalInt(holder, "averageUtilization", path, 0);
+      return percent ? std::optional<double>(static_cast<double>(*percent)) : std::nullopt;
+    }
+    case Target::AverageValue: return optionalQuantity(holder, "averageValue", path);
+    case Target::Value: return optionalQuantity(holder, "value", path);
+  }
+  return std::nullopt;
+}
+
+// spec.metrics, each with its reading from status.currentMetrics (matched by what it measures).
+std::vector<partitioner::MetricReading> metricReadings(const json* specMetrics,
+                                                       const json* currentMetrics,
+                                                       const std::string& path) {
+  std::vector<partitioner::MetricReading> readings;
+  if (!specMetrics) return readings;
+  const std::string specPath = path + ".spec.metrics";
+  const std::string statusPath = path + ".status.currentMetrics";
+  if (!specMetrics->is_array()) throw DecodeError(specPath, "must be a list");
+  if (currentMetrics && !currentMetrics->is_array()) throw DecodeError(statusPath, "must be a list");
+  std::vector<MetricIdentity> current;
+  if (currentMetrics) {
+    for (std::size_t i = 0; i < currentMetrics->size(); ++i) {
+      if (auto id = identify((*currentMetrics)[i], statusPath + "[" + std::to_string(i) + "]")) {
+        current.push_back(std::move(*id));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < specMetrics->size(); ++i) {
+    auto id = identify((*specMetrics)[i], specPath + "[" + std::to_string(i) + "]");
+    if (!id) continue;
+    const json* target = optionalMember(*id->body, "target");
+    const std::string targetPath = id->bodyPath + ".target";
+    if (!target) throw DecodeError(targetPath, "required");
+    requireObject(*target, targetPath);
+    const auto targetType = optionalString(*target, "type", targetPath);
+    partitioner::MetricReading reading;
+    reading.source = id->source;
+    if (targetType == "Utilization") {
+      reading.target = Target::Utilization;
+    } else if (targetType == "AverageValue") {
+      reading.target = Target::AverageValue;
+    } else if (targetType == "Value") {
+      reading.target = Target::Value;
+    } else {
+      throw DecodeError(targetPath + ".type", "must be Utilization, AverageValue or Value");
+    }
+    const auto targetValue = valueFor(reading.target, *target, targetPath);
+    if (!targetValue) throw DecodeError(targetPath, "has no value for type " + *targetType);
+    reading.targetValue = *targetValue;
+    reading.name = std::move(id->name);
+    for (const MetricIdentity& status : current) {
+      if (status.identity != id->identity) continue;
+      if (const json* value = optionalMember(*status.body, "current")) {
+        requireObject(*value, status.bodyPath + ".current");
+        reading.current = valueFor(reading.target, *value, status.bodyPath + ".current");
+      }
+      break;
+    }
+    readings.push_back(std::move(reading));
+  }
+  return readings;
+}
+
 // The ScalingLimited condition: true when True with reason TooManyReplicas.
 std::optional<bool> limitedByMaxReplicas(const json& conditions, const std::string& path) {
   if (!conditions.is_array()) throw DecodeError(path, "must be a list");
@@ -147,6 +280,11 @@ partitioner::LocalHpa decodeLocalHpa(const json& hpa, const std::string& path) {
   local.limits = decodeLimits(spec, path + ".spec", 0);
 
   const json* status = optionalMember(hpa, "status");
+  if (v2) {
+    local.metrics = metricReadings(optionalMember(spec, "metrics"),
+                                   status && status->is_object() ? optionalMember(*status, "currentMetrics") : nullptr,
+                                   path);
+  }
   if (!status) return local;
   const std::string statusPath = path + ".status";
   requireObject(*status, statusPath);
@@ -196,6 +334,7 @@ std::map<std::string, partitioner::Preferences> decodePreferences(const std::str
     preferences.weight = optionalInt(value, "weight", item, 0);
     preferences.minReplicas = optionalInt(value, "minReplicas", item, 0);
     preferences.maxReplicas = optionalInt(value, "maxReplicas", item, 1);
+    preferences.tier = optionalInt(value, "tier", item, 0);
     if (preferences.minReplicas && preferences.maxReplicas &&
         *preferences.minReplicas > *preferences.maxReplicas) {
       throw DecodeError(item + ".minReplicas", "must be less than or equal to maxReplicas");

@@ -51,7 +51,7 @@ class SimulatedHpa {
     }
   }
 
-  pt::LocalHpa observed() const { return {limits_, status_}; }
+  pt::LocalHpa observed() const { return {limits_, status_, {}}; }
 
  private:
   pt::Limits limits_;

@@ -2,9 +2,30 @@
 // replica counts: the cost must not depend on the counts.
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <random>
 
 #include "partitioner/partition.h"
+
+// Every heap allocation in this process is counted, so each benchmark reports allocations per
+// partition call next to its time.
+namespace {
+std::atomic<std::int64_t> gAllocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  gAllocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+// GCC sees free() on what its own operator new returned; this operator new is malloc.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace fedhpa::partitioner {
 namespace {
@@ -39,9 +60,12 @@ void BM_Partition(benchmark::State& state, Policy::Kind kind) {
   const auto states = federation(clusters, federatedMax, 7);
   const FederatedSpec spec{{1, federatedMax}, 50};
   const Policy policy{kind, std::chrono::seconds(120)};
+  const std::int64_t allocationsBefore = gAllocations.load();
   for (auto _ : state) {
     benchmark::DoNotOptimize(partition(spec, states, policy, kNow));
   }
+  state.counters["allocs"] = static_cast<double>(gAllocations.load() - allocationsBefore) /
+                             static_cast<double>(std::max<benchmark::IterationCount>(1, state.iterations()));
   state.counters["clusters"] = static_cast<double>(clusters);
   state.counters["maxReplicas"] = static_cast<double>(federatedMax);
 }

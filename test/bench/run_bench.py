@@ -3,7 +3,10 @@
 
 Each figure is measured in this run next to its reference, and the ratio is printed with it:
   partition   Google Benchmark, ns per call with maxReplicas 2e9 against the same clusters with
-              small counts (the cost must not depend on replica counts: ratio ~1)
+              small counts (the cost must not depend on replica counts: ratio ~1); and `demand`
+              on the same shape against kubefed v1's own scheduling code (the Go peer in
+              ../shared/peers/kubefed-v1-hpa, built by its build.sh when missing; wall time and
+              heap allocations per call for both; goal: ratio <= 0.1)
   tracking    fedhpa simulate on the standard scenarios: replica-seconds served against one
               shared pool (the ratio is the tracking figure)
   control     control_plane_bench: convergence, reaction, apiserver, memory (real processes)
@@ -47,6 +50,34 @@ def partition_rows():
             continue
         rows.append((f"partition {policy}, {clusters} clusters", f"{huge / 1e3:.2f} us/call at max 2e9",
                      f"{small / 1e3:.2f} us/call at max {10 * clusters}", f"{huge / small:.2f}"))
+    if not smoke:
+        peer_rows(report)
+
+
+def peer_rows(report):
+    """demand against kubefed v1 on the issue's shape (a third saturated, a third idle, a third
+    new, federated max 10 x clusters), wall time per call as Go's testing measures it."""
+    peer_dir = os.environ.get("FEDHPA_PEER_DIR", os.path.join(here, "..", "..", "..", "shared", "peers", "kubefed-v1-hpa"))
+    peer = "/tmp/peer/bin/hpapeer"
+    if not os.path.exists(peer) and os.path.exists(os.path.join(peer_dir, "build.sh")):
+        subprocess.run(["bash", os.path.join(peer_dir, "build.sh")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not os.path.exists(peer):
+        rows.append(("partition vs kubefed v1", "peer not built", peer_dir, "-"))
+        return
+    ours = {}
+    for b in report["benchmarks"]:
+        _, policy, clusters, max_replicas = b["name"].split("/")[:4]
+        if policy == "demand" and int(max_replicas) == 10 * int(clusters):
+            ours[int(clusters)] = (b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6}[b["time_unit"]], b.get("allocs", 0))
+    for line in run([peer, "-bench"]).splitlines():
+        theirs = json.loads(line)
+        clusters = theirs["clusters"]
+        if clusters not in ours:
+            continue
+        ns, allocs = ours[clusters]
+        rows.append((f"demand vs kubefed v1, {clusters} clusters", f"{ns / 1e3:.2f} us/call, {allocs:.0f} allocs",
+                     f"kubefed v1 {theirs['ns_per_op'] / 1e3:.2f} us, {theirs['allocs_per_op']:.0f} allocs",
+                     f"{ns / theirs['ns_per_op']:.2f}"))
 
 
 def tracking_rows():

@@ -18,7 +18,7 @@ class Cluster {
  public:
   explicit Cluster(std::string name) { state_.name = std::move(name); }
   Cluster& hpa(Replicas min, Replicas max) {
-    state_.hpa = LocalHpa{{min, max}, {}};
+    state_.hpa = LocalHpa{{min, max}, {}, {}};
     return *this;
   }
   Cluster& running(Replicas current, Replicas desired) {
@@ -28,6 +28,12 @@ class Cluster {
   }
   Cluster& cpu(Replicas utilization) {
     state_.hpa->status.cpuUtilizationPercent = utilization;
+    return *this;
+  }
+  // One metric: target kind and value, the status's reading (nullopt: missing from the status).
+  Cluster& metric(MetricReading::Source source, std::string name, MetricReading::Target target,
+                  double targetValue, std::optional<double> current) {
+    state_.hpa->metrics.push_back({source, target, std::move(name), targetValue, current});
     return *this;
   }
   Cluster& scaledAgo(std::chrono::seconds ago) {
@@ -40,7 +46,11 @@ class Cluster {
   }
   Cluster& prefer(std::optional<Replicas> weight, std::optional<Replicas> min,
                   std::optional<Replicas> max) {
-    state_.preferences = {weight, min, max};
+    state_.preferences = {weight, min, max, state_.preferences.tier};
+    return *this;
+  }
+  Cluster& tier(Replicas tier) {
+    state_.preferences.tier = tier;
     return *this;
   }
   operator ClusterState() const { return state_; }

@@ -139,6 +139,16 @@ TEST(Partition, DemandSaysWhySaturationIsNotServed) {
   EXPECT_THAT(plan.summary, HasSubstr("no cluster has unused max"));
 }
 
+TEST(Partition, DemandSumsUpUnservedSaturationInOneNote) {
+  const Plan plan = partition(federated(3, 15),
+                              {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
+                               Cluster("member2").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
+                               Cluster("member3").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s)},
+                              policy(Kind::Demand), kNow);
+  EXPECT_THAT(plan.summary, HasSubstr("member1 saturated (5/5 replicas at 90% > 50% target) and 2 more "
+                                      "saturated cluster(s) but no cluster has unused max to give"));
+}
+
 TEST(Partition, DemandNeedsEvidenceOfLoadWhereTheStatusGivesIt) {
   // At max, but utilisation at target and ScalingLimited not set: nothing to move.
   const Plan plan = partition(federated(2, 10),

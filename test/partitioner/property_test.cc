@@ -114,7 +114,7 @@ TEST_P(QuietFederationIsStable, ForRandomPlacements) {
       if (!p.limits) continue;
       ClusterState s;
       s.name = p.name;
-      LocalHpa hpa{*p.limits, {}};
+      LocalHpa hpa{*p.limits, {}, {}};
       const Limits& l = *p.limits;
       // desired != current: neither saturated (kubefed v1's test needs them equal at max) nor
       // idle at min (equal at min); utilisation below target for the demand policy's evidence.

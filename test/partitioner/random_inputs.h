@@ -51,6 +51,22 @@ class RandomInputs {
     if (chance(0.7)) s.cpuUtilizationPercent = between(0, 300);
     if (chance(0.8)) s.lastScaleTime = kNow - std::chrono::seconds(between(0, 600));
     if (chance(0.3)) s.limitedByMaxReplicas = chance(0.5);
+    // Random metric lists: every source and target type, readings from idle to far above target
+    // (and huge), some missing, some targets not positive.
+    if (chance(0.4)) {
+      const Replicas count = between(1, 3);
+      for (Replicas i = 0; i < count; ++i) {
+        MetricReading m;
+        m.source = static_cast<MetricReading::Source>(between(0, 4));
+        m.target = static_cast<MetricReading::Target>(between(0, 2));
+        m.name = "m" + std::to_string(i);
+        m.targetValue = chance(0.05) ? 0.0 : static_cast<double>(between(1, 1000)) / 10.0;
+        if (chance(0.85)) {
+          m.current = chance(0.05) ? 1e300 : m.targetValue * static_cast<double>(between(0, 400)) / 100.0;
+        }
+        hpa.metrics.push_back(std::move(m));
+      }
+    }
     return hpa;
   }
 
@@ -82,6 +98,7 @@ class RandomInputs {
         Preferences& p = cluster.preferences;
         if (chance(0.5)) p.weight = between(0, 5);
         if (chance(0.5)) p.minReplicas = between(0, 5);
+        if (chance(0.5)) p.tier = between(0, 2);
         if (chance(0.5)) p.maxReplicas = between(std::max<Replicas>(1, p.minReplicas.value_or(1)), 1000);
       }
       c.clusters.push_back(std::move(cluster));

@@ -113,3 +113,88 @@ TEST(DecodeErrors, NameTheField) {
 
 }  // namespace
 }  // namespace fedhpa::api
+
+namespace fedhpa::api {
+namespace {
+
+using Source = partitioner::MetricReading::Source;
+using Target = partitioner::MetricReading::Target;
+
+TEST(DecodeLocalHpa, PairsEverySpecMetricWithItsCurrentReading) {
+  const json hpa = json::parse(R"({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+    "spec": {"minReplicas": 1, "maxReplicas": 4, "metrics": [
+      {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization", "averageUtilization": 60}}},
+      {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "AverageValue", "averageValue": "500m"}}},
+      {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app", "target": {"type": "Utilization", "averageUtilization": 45}}},
+      {"type": "Pods", "pods": {"metric": {"name": "http_requests_per_second"}, "target": {"type": "AverageValue", "averageValue": "10"}}},
+      {"type": "Object", "object": {"describedObject": {"kind": "Ingress", "name": "main"}, "metric": {"name": "hits"}, "target": {"type": "Value", "value": "2k"}}},
+      {"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "AverageValue", "averageValue": "300Mi"}}},
+      {"type": "External", "external": {"metric": {"name": "missing"}, "target": {"type": "Value", "value": "1e3"}}}]},
+    "status": {"currentReplicas": 4, "desiredReplicas": 4, "currentMetrics": [
+      {"type": "External", "external": {"metric": {"name": "queue"}, "current": {"averageValue": "600Mi"}}},
+      {"type": "Resource", "resource": {"name": "memory", "current": {"averageUtilization": 90, "averageValue": "1Gi"}}},
+      {"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "1500m"}}},
+      {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app", "current": {"averageUtilization": 90}}},
+      {"type": "Pods", "pods": {"metric": {"name": "http_requests_per_second"}, "current": {"averageValue": "25"}}},
+      {"type": "Object", "object": {"describedObject": {"kind": "Ingress", "name": "main"}, "metric": {"name": "hits"}, "current": {"value": "3k"}}}]}})");
+  const partitioner::LocalHpa local = decodeLocalHpa(hpa, "clusters.member1");
+  ASSERT_EQ(local.metrics.size(), 7u);
+  const auto& m = local.metrics;
+  EXPECT_EQ(m[0].source, Source::Resource);
+  EXPECT_EQ(m[0].target, Target::Utilization);
+  EXPECT_EQ(m[0].name, "memory");
+  EXPECT_EQ(m[0].targetValue, 60);
+  EXPECT_EQ(m[0].current, 90);
+  EXPECT_EQ(m[1].target, Target::AverageValue);
+  EXPECT_DOUBLE_EQ(m[1].targetValue, 0.5);
+  EXPECT_DOUBLE_EQ(*m[1].current, 1.5);
+  EXPECT_EQ(m[2].source, Source::ContainerResource);
+  EXPECT_EQ(m[2].name, "cpu in container app");
+  EXPECT_EQ(m[2].current, 90);
+  EXPECT_EQ(m[3].source, Source::Pods);
+  EXPECT_EQ(m[3].name, "http_requests_per_second");
+  EXPECT_EQ(m[3].current, 25);
+  EXPECT_EQ(m[4].source, Source::Object);
+  EXPECT_EQ(m[4].target, Target::Value);
+  EXPECT_EQ(m[4].targetValue, 2000);
+  EXPECT_EQ(m[4].current, 3000);
+  EXPECT_EQ(m[5].source, Source::External);
+  EXPECT_EQ(m[5].targetValue, 300.0 * 1024 * 1024);
+  EXPECT_EQ(m[5].current, 600.0 * 1024 * 1024);
+  EXPECT_EQ(m[6].targetValue, 1000);
+  EXPECT_FALSE(m[6].current.has_value());
+}
+
+TEST(DecodeLocalHpa, MetricErrorsNameTheField) {
+  json hpa = json::parse(R"({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+    "spec": {"maxReplicas": 4, "metrics": [
+      {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "10 k"}}}]}})");
+  EXPECT_EQ(errorOf([&] { decodeLocalHpa(hpa, "clusters.a"); }),
+            "clusters.a.spec.metrics[0].pods.target.averageValue: must be a quantity, not \"10 k\"");
+  hpa["spec"]["metrics"][0]["pods"]["target"] = {{"type", "Average"}};
+  EXPECT_EQ(errorOf([&] { decodeLocalHpa(hpa, "clusters.a"); }),
+            "clusters.a.spec.metrics[0].pods.target.type: must be Utilization, AverageValue or Value");
+  hpa["spec"]["metrics"][0]["pods"]["target"] = {{"type", "Value"}};
+  EXPECT_EQ(errorOf([&] { decodeLocalHpa(hpa, "clusters.a"); }),
+            "clusters.a.spec.metrics[0].pods.target: has no value for type Value");
+  hpa["spec"]["metrics"][0] = {{"type", "Pods"}};
+  EXPECT_EQ(errorOf([&] { decodeLocalHpa(hpa, "clusters.a"); }),
+            "clusters.a.spec.metrics[0].pods: required for type Pods");
+}
+
+}  // namespace
+}  // namespace fedhpa::api
+
+namespace fedhpa::api {
+namespace {
+
+TEST(DecodePreferences, ReadsTheTier) {
+  const auto prefs = decodePreferences(R"({"clusters": {"cloud": {"tier": 1}, "onprem": {"maxReplicas": 4}}})", "p");
+  EXPECT_EQ(prefs.at("cloud").tier, 1);
+  EXPECT_FALSE(prefs.at("onprem").tier.has_value());
+  EXPECT_EQ(errorOf([&] { decodePreferences(R"({"clusters": {"c": {"tier": -1}}})", "p"); }),
+            "p.clusters.c.tier: must be at least 0");
+}
+
+}  // namespace
+}  // namespace fedhpa::api

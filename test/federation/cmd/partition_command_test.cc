@@ -68,6 +68,32 @@ TEST(PartitionCommand, SaturatedExampleMovesMaxUnderDemandAndOneStepUnderLegacy)
   EXPECT_EQ(json::parse(legacy.out)["clusters"]["member1"]["maxReplicas"], 5);
 }
 
+TEST(PartitionCommand, CustomMetricExampleMovesWhatTheMemberHpaNeeds) {
+  // member1: cpu 20 % of 50 % but http_requests_per_second 25 per pod against 10 at 4/4, so its
+  // HPA needs 10; member2 holds max 6 at one replica.
+  const Result demand = run("-f " + example("custom-metric") + " --now 2026-11-22T10:00:00Z");
+  ASSERT_EQ(demand.status, 0) << demand.out;
+  const json plan = json::parse(demand.out);
+  EXPECT_EQ(plan["clusters"]["member1"]["maxReplicas"], 9);
+  EXPECT_EQ(plan["clusters"]["member2"]["maxReplicas"], 1);
+  EXPECT_THAT(plan["moves"][0]["reason"].get<std::string>(),
+              HasSubstr("http_requests_per_second 25 > 10 per pod target, need 10"));
+  const Result legacy = run("-f " + example("custom-metric") +
+                            " --policy legacy --now 2026-11-22T10:00:00Z");
+  ASSERT_EQ(legacy.status, 0) << legacy.out;
+  EXPECT_EQ(json::parse(legacy.out)["clusters"]["member1"]["maxReplicas"], 5);
+}
+
+TEST(PartitionCommand, TiersExampleFillsOnPremBeforeTheCloud) {
+  // onprem1 and onprem2 (tier 0) capped at 4 each; cloud (tier 1) takes what is left of max 10.
+  const Result r = run("-f " + example("tiers"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const json plan = json::parse(r.out);
+  EXPECT_EQ(plan["clusters"]["onprem1"]["maxReplicas"], 4);
+  EXPECT_EQ(plan["clusters"]["onprem2"]["maxReplicas"], 4);
+  EXPECT_EQ(plan["clusters"]["cloud"]["maxReplicas"], 2);
+}
+
 TEST(PartitionCommand, ZeroClustersPrintTheEmptyPlanWithItsReason) {
   const Result r = run("-f -", R"({"federated": {"spec": {"maxReplicas": 5}}, "clusters": {}})");
   ASSERT_EQ(r.status, 0) << r.out;

@@ -53,7 +53,7 @@ void mutate(json& value, std::mt19937_64& rng) {
 TEST(PlanCaseFuzz, MutatedCasesGiveAPlanOrANamedFieldError) {
   std::mt19937_64 rng(1234);
   int plans = 0, errors = 0;
-  for (const char* name : {"documented-3-clusters", "saturated-member1", "new-cluster-joins", "kubefed-hang"}) {
+  for (const char* name : {"documented-3-clusters", "saturated-member1", "new-cluster-joins", "kubefed-hang", "custom-metric", "tiers"}) {
     const json original = load(name);
     for (int i = 0; i < 1500; ++i) {
       json input = original;

@@ -88,14 +88,14 @@ TEST(SimulatorTest, AdaptationIsMeasuredForEveryRise) {
 
 // The goals issue 6 sets for the default policy, checked on every standard scenario.
 TEST(SimulatorTest, TheDemandPolicyTracksEveryStandardScenario) {
-  for (const char* name : {"shift", "spike", "diurnal", "outage", "skewed", "many"}) {
+  for (const char* name : {"shift", "spike", "diurnal", "outage", "skewed", "many", "rotation"}) {
     const Outcome o = simulate(standard(name), Kind::Demand);
     EXPECT_GE(o.tracking(), 0.95) << name;
   }
 }
 
 TEST(SimulatorTest, TheDemandPolicyBeatsLegacyWhereLoadIsUneven) {
-  for (const char* name : {"shift", "spike", "skewed"}) {
+  for (const char* name : {"shift", "spike", "skewed", "rotation"}) {
     const Scenario s = standard(name);
     EXPECT_GT(simulate(s, Kind::Demand).tracking(), simulate(s, Kind::Legacy).tracking()) << name;
   }
