@@ -1,9 +1,12 @@
 #include "test/bench/bench_processes.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -555,13 +558,47 @@ Federation startFederation(const TempDir& dir, int members, const std::vector<st
     if (const int status = join.waitExit(seconds(30)); status != 0)
       throw BenchError("fedhpa join " + name + " exited " + std::to_string(status) + ": " + join.stderrTail());
   }
+  // A free port for its /metrics, so this process can read it (it logs the port, to stderr only).
+  int port = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw BenchError("no free port for the controller-manager");
+    port = ntohs(address.sin_port);
+    ::close(fd);
+  }
+  f.controllerUrl = "http://127.0.0.1:" + std::to_string(port);
   std::vector<std::string> argv = {FEDHPA_BINARY, "controller-manager", "--kubeconfig", kubeconfig.string(), "--context",
-                                   "federation-cluster", "--address", "127.0.0.1:0", "--leader-elect=false",
+                                   "federation-cluster", "--address", "127.0.0.1:" + std::to_string(port), "--leader-elect=false",
                                    "--cluster-probe-period", "1s"};
   argv.insert(argv.end(), controllerFlags.begin(), controllerFlags.end());
   f.controller = std::make_unique<Process>("controller-manager", argv, dir.path());
   waitClustersReady(f.federation, members, seconds(30));
   return f;
+}
+
+std::map<std::string, double> scrapeMetrics(const std::string& server) {
+  web::http::client::http_client client(server);
+  web::http::http_response response = client.request(web::http::methods::GET, "/metrics").get();
+  const std::string body = response.extract_utf8string(true).get();
+  if (response.status_code() != 200) throw BenchError("GET " + server + "/metrics: HTTP " + std::to_string(response.status_code()));
+  std::map<std::string, double> samples;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    try {
+      samples[line.substr(0, space)] = std::stod(line.substr(space + 1));
+    } catch (const std::exception&) {
+    }
+  }
+  return samples;
 }
 
 std::map<std::pair<std::string, std::string>, long long> requestCounts(const std::string& server) {

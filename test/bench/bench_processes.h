@@ -195,6 +195,7 @@ struct Federation {
   std::unique_ptr<Process> apiserver;
   std::vector<std::unique_ptr<Process>> sims;
   std::unique_ptr<Process> controller;
+  std::string controllerUrl;  // its /metrics
   std::string federationUrl;
   std::vector<std::string> memberUrls;
   clusters::RestConfig federation;
@@ -202,6 +203,9 @@ struct Federation {
 };
 Federation startFederation(const TempDir& dir, int members, const std::vector<std::string>& simFlags,
                            const std::vector<std::string>& controllerFlags);
+
+// Every sample of a server's /metrics, keyed by `name{labels}` as printed.
+std::map<std::string, double> scrapeMetrics(const std::string& server);
 
 // apiserver_request_total from a server's /metrics, summed by (verb, resource): what it has
 // served so far, its own /metrics scrapes included.
