@@ -2,7 +2,8 @@
 // through fedhpa's own RestClient, every figure shown as a ratio to a reference measured in the
 // same run on the same machine. Prints one table on stdout; progress goes to stderr.
 //
-//   control_plane_bench [--smoke] [--tsv] [--only convergence|reaction|apiserver|memory|latency|reaction-latency]
+//   control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]]
+//   phases: convergence reaction apiserver memory latency reaction-latency
 //
 // Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
 // and every process it started is killed on the way out.
@@ -609,7 +610,7 @@ int run(int argc, char** argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only convergence|reaction|apiserver|memory|latency|reaction-latency]\n";
+      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] (phases: convergence reaction apiserver memory latency reaction-latency)\n";
       return 2;
     }
   }
@@ -620,7 +621,7 @@ int run(int argc, char** argv) {
   const auto start = Clock::now();
   try {
     for (const auto& [name, phase] : phases)
-      if (only.empty() || only == name) phase(sizes, rows);
+      if (only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos) phase(sizes, rows);
   } catch (const std::exception& error) {
     std::cerr << "control_plane_bench: FAILED: " << error.what() << std::endl;
     if (!rows.empty()) printTable(rows, tsv);

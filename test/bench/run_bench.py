@@ -9,9 +9,9 @@ Each figure is measured in this run next to its reference, and the ratio is prin
   control     control_plane_bench: convergence, reaction, apiserver, memory, and at member latency
               50 ms: latency (10 members), reaction-latency (3 members, idle requests) (real processes)
   kubectl     `kubectl get hpa` over 10,000 HPAs against the same over one, same apiserver
-Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE]
-  --only PHASE: only that control_plane_bench phase (convergence, reaction, apiserver, memory,
-                latency, reaction-latency), none of the other benchmarks"""
+Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE[,PHASE...]]
+  --only: only these control_plane_bench phases (convergence, reaction, apiserver, memory,
+          latency, reaction-latency), none of the other benchmarks"""
 import glob
 import http.client
 import json
