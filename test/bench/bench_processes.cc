@@ -1,9 +1,12 @@
 #include "test/bench/bench_processes.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -344,14 +347,15 @@ static long long storeRevision(const RestConfig& config) {
 Revisions revisions(const RestConfig& federation, const std::vector<RestConfig>& members) {
   Revisions r;
   r.federation = storeRevision(federation);
-  for (int m = 0; m < kMembers; ++m) r.members[m] = storeRevision(members[m]);
+  for (const auto& member : members) r.members.push_back(storeRevision(member));
   return r;
 }
 
 std::string writesPerHpa(const Revisions& before, const Revisions& after, int n) {
   std::string text = "writes per federated HPA: federation " + fixed(static_cast<double>(after.federation - before.federation) / n, 2) +
                      ", members";
-  for (int m = 0; m < kMembers; ++m) text += " " + fixed(static_cast<double>(after.members[m] - before.members[m]) / n, 2);
+  for (std::size_t m = 0; m < after.members.size(); ++m)
+    text += " " + fixed(static_cast<double>(after.members[m] - before.members.at(m)) / n, 2);
   return text;
 }
 
@@ -361,12 +365,13 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(rank, values.size() - 1)];
 }
 
-MemberMirror::MemberMirror(const std::vector<RestConfig>& members, int wantedSum) : wantedSum_(wantedSum) {
-  for (int m = 0; m < kMembers; ++m) threads_.emplace_back([this, m, config = members.at(m)] { run(m, config); });
+MemberMirror::MemberMirror(const std::vector<RestConfig>& members, int wantedSum)
+    : members_(static_cast<int>(members.size())), wantedSum_(wantedSum), streams_(members.size(), nullptr) {
+  for (int m = 0; m < members_; ++m) threads_.emplace_back([this, m, config = members.at(m)] { run(m, config); });
   std::string failure;
   {
     std::unique_lock lock(mutex_);
-    if (!changed_.wait_for(lock, seconds(30), [&] { return listed_ == kMembers || !error_.empty(); }))
+    if (!changed_.wait_for(lock, seconds(30), [&] { return listed_ == members_ || !error_.empty(); }))
       failure = "member watches not established within 30 s";
     else
       failure = error_;
@@ -431,6 +436,7 @@ std::string MemberMirror::describeLocked() const {
 }
 
 bool MemberMirror::isCorrect(const Entry& e) const {
+  if (static_cast<int>(e.max.size()) != members_) return false;
   int sum = 0;
   for (int max : e.max) {
     if (max <= 0) return false;
@@ -444,6 +450,10 @@ void MemberMirror::apply(int member, const std::string& type, const json& object
   const int max = type == "DELETED" ? 0 : object.value("spec", json::object()).value("maxReplicas", 0);
   std::lock_guard lock(mutex_);
   Entry& e = entries_[name];
+  if (e.max.empty()) {
+    e.max.assign(members_, 0);
+    e.changedAt.assign(members_, Clock::time_point{});
+  }
   const bool was = isCorrect(e);
   if (e.max[member] != max) {
     e.max[member] = max;
@@ -522,6 +532,97 @@ std::string startServing(std::unique_ptr<Process>& process, const std::string& n
                          const TempDir& dir) {
   process = std::make_unique<Process>(name, argv, dir.path());
   return "http://" + process->waitForLine("listening on http://", seconds(30));
+}
+
+Federation startFederation(const TempDir& dir, int members, const std::vector<std::string>& simFlags,
+                           const std::vector<std::string>& controllerFlags) {
+  Federation f;
+  f.federationUrl = startServing(f.apiserver, "apiserver",
+                                 {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()}, dir);
+  f.federation = serverConfig(f.federationUrl);
+  std::vector<std::pair<std::string, std::string>> servers = {{"federation-cluster", f.federationUrl}};
+  for (int m = 1; m <= members; ++m) {
+    const std::string name = "member" + std::to_string(m);
+    std::vector<std::string> argv = {FEDHPA_BINARY, "member-sim", "--listen", "127.0.0.1:0", "--name", name};
+    argv.insert(argv.end(), simFlags.begin(), simFlags.end());
+    f.sims.emplace_back();
+    f.memberUrls.push_back(startServing(f.sims.back(), name, argv, dir));
+    f.members.push_back(serverConfig(f.memberUrls.back()));
+    servers.push_back({name, f.memberUrls.back()});
+  }
+  const auto kubeconfig = dir.path() / "kubeconfig";
+  writeKubeconfig(kubeconfig, servers);
+  for (int m = 1; m <= members; ++m) {
+    const std::string name = "member" + std::to_string(m);
+    Process join("join-" + name, {FEDHPA_BINARY, "join", name, "--cluster-context", name, "--kubeconfig", kubeconfig.string()}, dir.path());
+    if (const int status = join.waitExit(seconds(30)); status != 0)
+      throw BenchError("fedhpa join " + name + " exited " + std::to_string(status) + ": " + join.stderrTail());
+  }
+  // A free port for its /metrics, so this process can read it (it logs the port, to stderr only).
+  int port = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw BenchError("no free port for the controller-manager");
+    port = ntohs(address.sin_port);
+    ::close(fd);
+  }
+  f.controllerUrl = "http://127.0.0.1:" + std::to_string(port);
+  std::vector<std::string> argv = {FEDHPA_BINARY, "controller-manager", "--kubeconfig", kubeconfig.string(), "--context",
+                                   "federation-cluster", "--address", "127.0.0.1:" + std::to_string(port), "--leader-elect=false",
+                                   "--cluster-probe-period", "1s"};
+  argv.insert(argv.end(), controllerFlags.begin(), controllerFlags.end());
+  f.controller = std::make_unique<Process>("controller-manager", argv, dir.path());
+  waitClustersReady(f.federation, members, seconds(30));
+  return f;
+}
+
+std::map<std::string, double> scrapeMetrics(const std::string& server) {
+  web::http::client::http_client client(server);
+  web::http::http_response response = client.request(web::http::methods::GET, "/metrics").get();
+  const std::string body = response.extract_utf8string(true).get();
+  if (response.status_code() != 200) throw BenchError("GET " + server + "/metrics: HTTP " + std::to_string(response.status_code()));
+  std::map<std::string, double> samples;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    try {
+      samples[line.substr(0, space)] = std::stod(line.substr(space + 1));
+    } catch (const std::exception&) {
+    }
+  }
+  return samples;
+}
+
+std::map<std::pair<std::string, std::string>, long long> requestCounts(const std::string& server) {
+  web::http::client::http_client client(server);
+  web::http::http_response response = client.request(web::http::methods::GET, "/metrics").get();
+  const std::string body = response.extract_utf8string(true).get();
+  if (response.status_code() != 200) throw BenchError("GET " + server + "/metrics: HTTP " + std::to_string(response.status_code()));
+  std::map<std::pair<std::string, std::string>, long long> counts;
+  std::istringstream lines(body);
+  const std::string prefix = "apiserver_request_total{";
+  const auto label = [](const std::string& labels, const std::string& key) {
+    const auto at = labels.find(key + "=\"");
+    if (at == std::string::npos) return std::string();
+    const auto begin = at + key.size() + 2;
+    return labels.substr(begin, labels.find('"', begin) - begin);
+  };
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const auto close = line.find("} ");
+    if (close == std::string::npos) continue;
+    const std::string labels = line.substr(prefix.size(), close - prefix.size());
+    counts[{label(labels, "verb"), label(labels, "resource")}] += std::stoll(line.substr(close + 2));
+  }
+  return counts;
 }
 
 }  // namespace fedhpa::bench

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -117,18 +118,18 @@ void waitClustersReady(const clusters::RestConfig& federation, int count, std::c
 // Store revisions (every write bumps one), to count writes per federated HPA.
 struct Revisions {
   long long federation = 0;
-  std::array<long long, kMembers> members{};
+  std::vector<long long> members;
 };
 Revisions revisions(const clusters::RestConfig& federation, const std::vector<clusters::RestConfig>& members);
 std::string writesPerHpa(const Revisions& before, const Revisions& after, int n);
 
-// The managed HPAs of the 3 members, kept by one list+watch per member (a thread each), with
-// when each member's maxReplicas last changed, as this process saw it.
+// The managed HPAs of the members (any number), kept by one list+watch per member (a thread
+// each), with when each member's maxReplicas last changed, as this process saw it.
 class MemberMirror {
  public:
   struct Entry {
-    std::array<int, kMembers> max{};  // 0: absent
-    std::array<Clock::time_point, kMembers> changedAt{};
+    std::vector<int> max;  // one per member, 0: absent
+    std::vector<Clock::time_point> changedAt;
   };
 
   // wantedSum > 0: count the names present in every member with Σ max == wantedSum.
@@ -157,6 +158,7 @@ class MemberMirror {
   void apply(int member, const std::string& type, const clusters::json& object, Clock::time_point at);
   void run(int member, const clusters::RestConfig& config);
 
+  const int members_;
   const int wantedSum_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -168,7 +170,7 @@ class MemberMirror {
   int listed_ = 0;
   bool stopping_ = false;
   std::string error_;
-  std::array<clusters::WatchStream*, kMembers> streams_{};
+  std::vector<clusters::WatchStream*> streams_;
   std::vector<std::thread> threads_;
 };
 
@@ -184,5 +186,29 @@ Up startUp(const TempDir& dir, const std::string& name, const std::vector<std::s
 // Starts a serving subcommand (apiserver, member-sim) and returns its URL from the ready line.
 std::string startServing(std::unique_ptr<Process>& process, const std::string& name, const std::vector<std::string>& argv,
                          const TempDir& dir);
+
+// The federation as separate processes, as the e2e tests assemble it: `fedhpa apiserver`,
+// `members` × `fedhpa member-sim --name memberK` (plus simFlags, e.g. --latency 50ms), each
+// joined with `fedhpa join`, then `fedhpa controller-manager` (no leader election, probes every
+// 1 s, plus controllerFlags); returns once every Cluster is Ready.
+struct Federation {
+  std::unique_ptr<Process> apiserver;
+  std::vector<std::unique_ptr<Process>> sims;
+  std::unique_ptr<Process> controller;
+  std::string controllerUrl;  // its /metrics
+  std::string federationUrl;
+  std::vector<std::string> memberUrls;
+  clusters::RestConfig federation;
+  std::vector<clusters::RestConfig> members;
+};
+Federation startFederation(const TempDir& dir, int members, const std::vector<std::string>& simFlags,
+                           const std::vector<std::string>& controllerFlags);
+
+// Every sample of a server's /metrics, keyed by `name{labels}` as printed.
+std::map<std::string, double> scrapeMetrics(const std::string& server);
+
+// apiserver_request_total from a server's /metrics, summed by (verb, resource): what it has
+// served so far, its own /metrics scrapes included.
+std::map<std::pair<std::string, std::string>, long long> requestCounts(const std::string& server);
 
 }  // namespace fedhpa::bench

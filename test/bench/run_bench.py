@@ -9,9 +9,12 @@ Each figure is measured in this run next to its reference, and the ratio is prin
               heap allocations per call for both; goal: ratio <= 0.1)
   tracking    fedhpa simulate on the standard scenarios: replica-seconds served against one
               shared pool (the ratio is the tracking figure)
-  control     control_plane_bench: convergence, reaction, apiserver, memory (real processes)
+  control     control_plane_bench: convergence, reaction, apiserver, memory, and at member latency
+              50 ms: latency (10 members), reaction-latency (3 members, idle requests) (real processes)
   kubectl     `kubectl get hpa` over 10,000 HPAs against the same over one, same apiserver
-Usage: run_bench.py BUILD_DIR [--smoke]"""
+Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE[,PHASE...]]
+  --only: only these control_plane_bench phases (convergence, reaction, apiserver, memory,
+          latency, reaction-latency), none of the other benchmarks"""
 import glob
 import http.client
 import json
@@ -24,6 +27,7 @@ import time
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 smoke = "--smoke" in sys.argv
+only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
 here = os.path.dirname(os.path.abspath(__file__))
 rows = []
 
@@ -100,6 +104,8 @@ def control_plane_rows():
     args = [os.path.join(build, "test/bench/control_plane_bench"), "--tsv"]
     if smoke:
         args.append("--smoke")
+    if only:
+        args += ["--only", only]
     for line in run(args).splitlines():
         fields = line.split("\t")
         if len(fields) == 4:
@@ -161,9 +167,10 @@ def kubectl_rows():
         shutil.rmtree(data, ignore_errors=True)
 
 
-partition_rows()
-tracking_rows()
-kubectl_rows()
+if not only:
+    partition_rows()
+    tracking_rows()
+    kubectl_rows()
 control_plane_rows()
 widths = [max(len(r[i]) for r in rows + [("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO")]) + 2 for i in range(4)]
 print("".join(h.ljust(w) for h, w in zip(("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO"), widths)).rstrip())
