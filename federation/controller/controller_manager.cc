@@ -172,9 +172,10 @@ void ControllerManager::deploymentWorker() {
   }
 }
 
+// Everything again (a resync, a member that came or went), behind whatever events have queued.
 void ControllerManager::enqueueAll() {
-  for (const auto& hpa : federatedHpas_.list()) queue_.add(clusters::objectKey(hpa));
-  for (const auto& deployment : federatedDeployments_.list()) deploymentQueue_.add(clusters::objectKey(deployment));
+  for (const auto& hpa : federatedHpas_.list()) queue_.addResync(clusters::objectKey(hpa));
+  for (const auto& deployment : federatedDeployments_.list()) deploymentQueue_.addResync(clusters::objectKey(deployment));
 }
 
 // A member appeared, changed or went: watch its managed HPAs and Deployments (a change there is a

@@ -17,10 +17,21 @@ void WorkQueue::add(const std::string& key) {
     dirty_.insert(key);
     return;
   }
+  // Queued for a resync only: an event is more urgent, so the key moves up (the stale entry in
+  // the resync lane is skipped when it comes up).
+  resyncQueued_.erase(key);
   if (queued_.insert(key).second) {
     queue_.push_back(key);
     changed_.notify_all();
   }
+}
+
+void WorkQueue::addResync(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  if (shuttingDown_ || processing_.count(key) || queued_.count(key) || resyncQueued_.count(key)) return;
+  resyncQueued_.insert(key);
+  resyncQueue_.push_back(key);
+  changed_.notify_all();
 }
 
 void WorkQueue::addRateLimited(const std::string& key) {
@@ -40,11 +51,19 @@ void WorkQueue::forget(const std::string& key) {
 
 std::optional<std::string> WorkQueue::get() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return shuttingDown_ || !queue_.empty(); });
+  changed_.wait(lock, [&] { return shuttingDown_ || !queue_.empty() || !resyncQueued_.empty(); });
   if (shuttingDown_) return std::nullopt;
-  std::string key = queue_.front();
-  queue_.pop_front();
-  queued_.erase(key);
+  std::string key;
+  if (!queue_.empty()) {
+    key = queue_.front();
+    queue_.pop_front();
+    queued_.erase(key);
+  } else {
+    do {
+      key = resyncQueue_.front();
+      resyncQueue_.pop_front();
+    } while (!resyncQueued_.erase(key));
+  }
   processing_.insert(key);
   return key;
 }
@@ -66,7 +85,7 @@ void WorkQueue::shutDown() {
 
 std::size_t WorkQueue::length() {
   std::lock_guard lock(mutex_);
-  return queue_.size();
+  return queue_.size() + resyncQueued_.size();
 }
 
 void WorkQueue::runDelays() {

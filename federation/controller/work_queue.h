@@ -1,6 +1,8 @@
 // client-go's rate-limited work queue, in the small: a key is queued at most once however often it
 // is added, is never handed to two workers at once (added while in flight, it comes back after
 // done()), and a key that keeps failing comes back later and later (per-key exponential backoff).
+// Keys added by a periodic resync wait in a lane of their own, served only when no key an event
+// added is waiting: a resync of thousands of keys never delays the reaction to a change.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,7 @@ class WorkQueue {
   ~WorkQueue();
 
   void add(const std::string& key);
+  void addResync(const std::string& key);       // a periodic look again: after every add()ed key
   void addRateLimited(const std::string& key);  // after a failure: later, the more it failed
   void forget(const std::string& key);          // after a success: its failures no longer count
   std::optional<std::string> get();             // blocks; nullopt once shut down
@@ -36,6 +39,8 @@ class WorkQueue {
   std::condition_variable changed_;
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
+  std::deque<std::string> resyncQueue_;   // may hold keys since moved up (not in resyncQueued_)
+  std::set<std::string> resyncQueued_;
   std::set<std::string> processing_;
   std::set<std::string> dirty_;  // added while processing
   std::map<std::string, int> failures_;

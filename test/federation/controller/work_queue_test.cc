@@ -30,6 +30,28 @@ TEST(WorkQueue, FailuresComeBackLater) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(60));
 }
 
+TEST(WorkQueue, AResyncNeverDelaysAnEvent) {
+  WorkQueue queue;
+  for (int i = 0; i < 1000; ++i) queue.addResync("resync-" + std::to_string(i));
+  queue.add("changed");
+  queue.addResync("changed");  // already waiting as an event: stays up front
+  EXPECT_EQ(queue.get(), "changed");
+  queue.done("changed");
+  EXPECT_EQ(queue.get(), "resync-0");
+  queue.done("resync-0");
+  queue.add("resync-5");  // an event for a key waiting for its resync moves it up, once
+  EXPECT_EQ(queue.get(), "resync-5");
+  queue.done("resync-5");
+  EXPECT_EQ(queue.length(), 998u);
+  for (int i = 1; i < 1000; ++i) {
+    if (i == 5) continue;
+    const auto key = queue.get();
+    ASSERT_EQ(key, "resync-" + std::to_string(i));
+    queue.done(*key);
+  }
+  EXPECT_EQ(queue.length(), 0u);
+}
+
 TEST(WorkQueue, ShutDownWakesWorkers) {
   WorkQueue queue;
   std::thread worker([&] { EXPECT_FALSE(queue.get()); });
