@@ -395,6 +395,33 @@ TEST_P(HostileInputTest, ObjectMetaIsValidatedAsKubeDoes) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, BehaviorIsValidatedAsKubeDoes) {
+  for (const char* behavior :
+       {R"({"scaleUp":{"selectPolicy":"Sometimes"}})", R"({"scaleUp":{"policies":[]}})",
+        R"({"scaleDown":{"stabilizationWindowSeconds":-1}})", R"({"scaleDown":{"stabilizationWindowSeconds":3601}})",
+        R"({"scaleUp":{"policies":[{"type":"Nodes","value":1,"periodSeconds":15}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":0,"periodSeconds":15}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":1801}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":1}]}})"}) {
+    SCOPED_TRACE(behavior);
+    json body = hpa("b");
+    body["spec"]["behavior"] = json::parse(behavior);
+    const auto reply = post(kHpas, body.dump());
+    expectStatus(reply, 422);
+    EXPECT_THAT(reply.body, HasSubstr("spec.behavior.scale"));
+    // the same through autoscaling/v1's annotation
+    json v1 = hpa("b");
+    v1["apiVersion"] = "autoscaling/v1";
+    v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"] = behavior;
+    expectStatus(post(kHpasV1, v1.dump()), 422);
+  }
+  json good = hpa("b");
+  good["spec"]["behavior"] = json::parse(
+      R"({"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"stabilizationWindowSeconds":3600,"policies":[{"type":"Percent","value":10,"periodSeconds":1800}]}})");
+  EXPECT_EQ(post(kHpas, good.dump()).status, 201);
+  expectAlive();
+}
+
 TEST_P(HostileInputTest, WhatAnUpdateMayNotChange) {
   const json created = post(kHpas, hpa("u").dump()).json();
   const std::string item = std::string(kHpas) + "/u";
