@@ -404,7 +404,7 @@ http::Response RestHandler::patch(const Call& call) {
           throw api::ApiError::badRequest("the namespace of the object (" + patchedNamespace +
                                           ") does not match the namespace on the request (" + call.info.namespaceName + ")");
         const std::string patchedUid = metaString(patched, "uid");
-        if (patchedUid != metaString(current, "uid"))
+        if (!patchedUid.empty() && patchedUid != metaString(current, "uid"))  // none: the current one stays
           throw api::ApiError::invalid(call.type().names().group, call.type().names().kind, call.info.name,
                                        {api::fieldInvalid("metadata.uid", patchedUid, "field is immutable")});
         return fromClientInput([&] {
