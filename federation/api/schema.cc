@@ -155,6 +155,30 @@ std::vector<std::string> unknownFields(const json& value, const Schema& schema) 
   return unknown;
 }
 
+void dropUnknownFields(json& value, const Schema& schema) {
+  switch (schema.type) {
+    case Schema::Type::Array:
+    case Schema::Type::Map:
+      if ((schema.type == Schema::Type::Array && value.is_array()) || (schema.type == Schema::Type::Map && value.is_object()))
+        for (auto it = value.begin(); it != value.end(); ++it) dropUnknownFields(*it, schema.element.front());
+      return;
+    case Schema::Type::Object:
+      if (!value.is_object()) return;
+      for (auto it = value.begin(); it != value.end();) {
+        const auto field = schema.properties.find(it.key());
+        if (field == schema.properties.end()) {
+          it = value.erase(it);
+        } else {
+          dropUnknownFields(*it, field->second);
+          ++it;
+        }
+      }
+      return;
+    default:
+      return;
+  }
+}
+
 std::vector<std::string> typeErrors(const json& value, const Schema& schema) {
   std::vector<std::string> errors;
   walk(value, schema, "", nullptr, &errors);

@@ -36,6 +36,8 @@ Schema conditionsSchema();
 
 // "spec.foo", "spec.metrics[0].resource.foo": fields the schema does not declare.
 std::vector<std::string> unknownFields(const nlohmann::json& value, const Schema& schema);
+// Removes them.
+void dropUnknownFields(nlohmann::json& value, const Schema& schema);
 // "spec.maxReplicas: expected integer, got string": values of the wrong JSON type.
 std::vector<std::string> typeErrors(const nlohmann::json& value, const Schema& schema);
 nlohmann::json toOpenApi(const Schema& schema);

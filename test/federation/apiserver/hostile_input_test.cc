@@ -422,6 +422,27 @@ TEST_P(HostileInputTest, BehaviorIsValidatedAsKubeDoes) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, UnknownFieldsWhoseNamesLookLikePathsAreDroppedNotOtherFields) {
+  json body = hpa("k");
+  body["spec"]["metrics"] = json::parse(
+      R"([{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}])");
+  body["spec"]["metrics[0]"] = 1;
+  body["spec"]["a.b"] = 2;
+  body["spec"]["scaleTargetRef"]["x[99999999999999999999]"] = 3;
+  body["spec"]["metrics"][0]["resource"]["target"]["averageUtilization]"] = 4;
+  const auto reply = post(kHpas, body.dump());
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  EXPECT_THAT(reply.header("warning"), HasSubstr("unknown field"));
+  const json stored = call(port_, "GET", std::string(kHpas) + "/k").json();
+  EXPECT_EQ(stored["spec"]["metrics"].size(), 1u);
+  EXPECT_EQ(stored["spec"]["metrics"][0]["resource"]["target"], json::parse(R"({"type":"Utilization","averageUtilization":50})"));
+  EXPECT_FALSE(stored["spec"].contains("metrics[0]"));
+  EXPECT_FALSE(stored["spec"].contains("a.b"));
+  EXPECT_EQ(stored["spec"]["scaleTargetRef"].size(), 3u);
+  expectStatus(call(port_, "POST", std::string(kHpas) + "?fieldValidation=Strict", body.dump()), 400);
+  expectAlive();
+}
+
 TEST_P(HostileInputTest, WhatAnUpdateMayNotChange) {
   const json created = post(kHpas, hpa("u").dump()).json();
   const std::string item = std::string(kHpas) + "/u";
