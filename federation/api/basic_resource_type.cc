@@ -34,6 +34,10 @@ std::vector<std::string> BasicResourceType::unknownFields(const json& served, co
   return api::unknownFields(served, schema(version));
 }
 
+void BasicResourceType::dropUnknownFields(json& served, const std::string& version) const {
+  api::dropUnknownFields(served, schema(version));
+}
+
 std::vector<std::string> BasicResourceType::typeErrors(const json& served, const std::string& version) const {
   return api::typeErrors(served, schema(version));
 }

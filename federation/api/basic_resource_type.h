@@ -19,6 +19,7 @@ class BasicResourceType : public ResourceType {
   nlohmann::json toInternal(const nlohmann::json& served, const std::string& version) const override;
   nlohmann::json fromInternal(const nlohmann::json& internal, const std::string& version) const override;
   std::vector<std::string> unknownFields(const nlohmann::json& served, const std::string& version) const override;
+  void dropUnknownFields(nlohmann::json& served, const std::string& version) const override;
   std::vector<std::string> typeErrors(const nlohmann::json& served, const std::string& version) const override;
   void applyDefaults(nlohmann::json&) const override {}
   std::vector<StatusCause> validate(const nlohmann::json& internal, const nlohmann::json* old) const override;

@@ -54,7 +54,7 @@ Schema v2Schema() {
                                 {"maxReplicas", Schema::integer()},
                                 {"metrics", Schema::arrayOf(metricEntry("target"))},
                                 {"behavior", Schema::object({{"scaleUp", scalingRules()}, {"scaleDown", scalingRules()}})}})},
-       {"status", Schema::object({{"observedGeneration", Schema::integer()},
+       {"status", Schema::object({{"observedGeneration", Schema::int64()},
                                   {"lastScaleTime", Schema::any()},
                                   {"currentReplicas", Schema::integer()},
                                   {"desiredReplicas", Schema::integer()},
@@ -67,7 +67,7 @@ Schema v1Schema() {
                                             {"minReplicas", Schema::integer()},
                                             {"maxReplicas", Schema::integer()},
                                             {"targetCPUUtilizationPercentage", Schema::integer()}})},
-                   {"status", Schema::object({{"observedGeneration", Schema::integer()},
+                   {"status", Schema::object({{"observedGeneration", Schema::int64()},
                                               {"lastScaleTime", Schema::any()},
                                               {"currentReplicas", Schema::integer()},
                                               {"desiredReplicas", Schema::integer()},
@@ -248,6 +248,10 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
       causes.push_back(fieldInvalid("spec.maxReplicas", *maxReplicas, "must be greater than or equal to `minReplicas`"));
     const json metrics = spec.value("metrics", json::array());
     for (std::size_t i = 0; i < metrics.size(); ++i) validateMetric(metrics[i], "spec.metrics[" + std::to_string(i) + "]", causes);
+    if (spec.contains("behavior") && spec["behavior"].is_object())
+      for (const char* direction : {"scaleUp", "scaleDown"})
+        if (spec["behavior"].contains(direction))
+          validateScalingRules(spec["behavior"][direction], std::string("spec.behavior.") + direction, causes);
     return causes;
   }
 
@@ -283,6 +287,37 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
   }
 
  private:
+  // kube-apiserver's validateScalingRules and validateScalingPolicy.
+  static void validateScalingRules(const json& rules, const std::string& path, std::vector<StatusCause>& causes) {
+    if (!rules.is_object()) return;
+    if (const auto window = integerAt(rules, "/stabilizationWindowSeconds"_json_pointer)) {
+      if (*window < 0)
+        causes.push_back(fieldInvalid(path + ".stabilizationWindowSeconds", *window, "must be greater than or equal to zero"));
+      if (*window > 3600)
+        causes.push_back(fieldInvalid(path + ".stabilizationWindowSeconds", *window, "must be less than or equal to 3600"));
+    }
+    if (rules.contains("selectPolicy") && rules["selectPolicy"].is_string()) {
+      const std::string select = rules["selectPolicy"].get<std::string>();
+      if (select != "Max" && select != "Min" && select != "Disabled")
+        causes.push_back(fieldNotSupported(path + ".selectPolicy", select, {"Disabled", "Max", "Min"}));
+    }
+    // Absent policies are defaulted; an empty list stays empty, and is an error (as in kube, nil vs []).
+    if (!rules.contains("policies") || !rules["policies"].is_array()) return;
+    const json& policies = rules["policies"];
+    if (policies.empty()) causes.push_back({"FieldValueRequired", "Required value: must specify at least one Policy", path + ".policies"});
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      const std::string at = path + ".policies[" + std::to_string(i) + "]";
+      const json& policy = policies[i];
+      const std::string type = policy.is_object() && policy.contains("type") && policy["type"].is_string() ? policy["type"].get<std::string>() : "";
+      if (type != "Pods" && type != "Percent") causes.push_back(fieldNotSupported(at + ".type", type, {"Percent", "Pods"}));
+      const long long value = integerAt(policy, "/value"_json_pointer).value_or(0);
+      if (value <= 0) causes.push_back(fieldInvalid(at + ".value", value, "must be greater than zero"));
+      const long long period = integerAt(policy, "/periodSeconds"_json_pointer).value_or(0);
+      if (period <= 0) causes.push_back(fieldInvalid(at + ".periodSeconds", period, "must be greater than zero"));
+      if (period > 1800) causes.push_back(fieldInvalid(at + ".periodSeconds", period, "must be less than or equal to 1800"));
+    }
+  }
+
   static void validateMetric(const json& metric, const std::string& path, std::vector<StatusCause>& causes) {
     static const std::vector<std::string> kTypes = {"ContainerResource", "External", "Object", "Pods", "Resource"};
     const std::string type = metric.value("type", "");

@@ -60,6 +60,8 @@ class ResourceType {
 
   // Fields of `served` that the schema of `version` does not know, as "spec.foo" paths.
   virtual std::vector<std::string> unknownFields(const nlohmann::json& served, const std::string& version) const = 0;
+  // Removes those fields, walking the object (a key may hold '.' or '[', so paths cannot name them).
+  virtual void dropUnknownFields(nlohmann::json& served, const std::string& version) const = 0;
   // Values of the wrong JSON type ("spec.maxReplicas: expected integer, got string"): a 400, as
   // kube-apiserver's decoder gives.
   virtual std::vector<std::string> typeErrors(const nlohmann::json& served, const std::string& version) const = 0;

@@ -1,5 +1,7 @@
 #include "federation/api/schema.h"
 
+#include <cstdint>
+
 namespace fedhpa::api {
 
 using nlohmann::json;
@@ -24,6 +26,7 @@ Schema Schema::mapOf(Schema element) {
 }
 Schema Schema::string() { return Schema{Type::String, {}, {}}; }
 Schema Schema::integer() { return Schema{Type::Integer, {}, {}}; }
+Schema Schema::int64() { return Schema{Type::Integer, {}, {}, true}; }
 Schema Schema::number() { return Schema{Type::Number, {}, {}}; }
 Schema Schema::boolean() { return Schema{Type::Boolean, {}, {}}; }
 Schema Schema::intOrString() { return Schema{Type::IntOrString, {}, {}}; }
@@ -44,10 +47,10 @@ Schema objectMeta() {
                          {"selfLink", Schema::string()},
                          {"uid", Schema::string()},
                          {"resourceVersion", Schema::string()},
-                         {"generation", Schema::integer()},
+                         {"generation", Schema::int64()},
                          {"creationTimestamp", Schema::any()},
                          {"deletionTimestamp", Schema::any()},
-                         {"deletionGracePeriodSeconds", Schema::integer()},
+                         {"deletionGracePeriodSeconds", Schema::int64()},
                          {"labels", Schema::mapOf(Schema::string())},
                          {"annotations", Schema::mapOf(Schema::string())},
                          {"ownerReferences", Schema::arrayOf(ownerReference)},
@@ -60,7 +63,7 @@ std::string childPath(const std::string& path, const std::string& key) { return 
 const char* jsonTypeName(const json& value) {
   if (value.is_string()) return "string";
   if (value.is_boolean()) return "bool";
-  if (value.is_number()) return "number";
+  if (value.is_number()) return value.is_number_integer() ? "integer" : "number";
   if (value.is_array()) return "array";
   if (value.is_object()) return "object";
   return "null";
@@ -80,7 +83,12 @@ void walk(const json& value, const Schema& schema, const std::string& path, std:
       expect(value.is_string(), "string");
       return;
     case Schema::Type::Integer:
-      expect(value.is_number_integer() || (value.is_number_float() && value.get<double>() == static_cast<double>(static_cast<long long>(value.get<double>()))), "integer");
+      // As Go's decoder: an integer literal (not 5.0, not 1e3) within the field's Go type.
+      if (!expect(value.is_number_integer(), "integer")) return;
+      if (schema.wide ? value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t{INT64_MAX}
+                       : value.get<std::int64_t>() < INT32_MIN || value.get<std::int64_t>() > INT32_MAX ||
+                             (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t{INT32_MAX}))
+        if (wrongType) wrongType->push_back(path + ": " + value.dump() + " overflows " + (schema.wide ? "int64" : "int32"));
       return;
     case Schema::Type::Number:
       expect(value.is_number(), "number");
@@ -147,6 +155,30 @@ std::vector<std::string> unknownFields(const json& value, const Schema& schema) 
   return unknown;
 }
 
+void dropUnknownFields(json& value, const Schema& schema) {
+  switch (schema.type) {
+    case Schema::Type::Array:
+    case Schema::Type::Map:
+      if ((schema.type == Schema::Type::Array && value.is_array()) || (schema.type == Schema::Type::Map && value.is_object()))
+        for (auto it = value.begin(); it != value.end(); ++it) dropUnknownFields(*it, schema.element.front());
+      return;
+    case Schema::Type::Object:
+      if (!value.is_object()) return;
+      for (auto it = value.begin(); it != value.end();) {
+        const auto field = schema.properties.find(it.key());
+        if (field == schema.properties.end()) {
+          it = value.erase(it);
+        } else {
+          dropUnknownFields(*it, field->second);
+          ++it;
+        }
+      }
+      return;
+    default:
+      return;
+  }
+}
+
 std::vector<std::string> typeErrors(const json& value, const Schema& schema) {
   std::vector<std::string> errors;
   walk(value, schema, "", nullptr, &errors);
@@ -167,7 +199,7 @@ json toOpenApi(const Schema& schema) {
     case Schema::Type::String:
       return {{"type", "string"}};
     case Schema::Type::Integer:
-      return {{"type", "integer"}, {"format", "int64"}};
+      return {{"type", "integer"}, {"format", schema.wide ? "int64" : "int32"}};
     case Schema::Type::Number:
       return {{"type", "number"}};
     case Schema::Type::Boolean:

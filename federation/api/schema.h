@@ -15,12 +15,14 @@ struct Schema {
   Type type = Type::Any;
   std::map<std::string, Schema> properties;  // Object
   std::vector<Schema> element;               // Array items / Map values: exactly one entry
+  bool wide = false;                         // Integer: Go's int64 rather than int32
 
   static Schema object(std::map<std::string, Schema> properties);
   static Schema arrayOf(Schema element);
   static Schema mapOf(Schema element);
   static Schema string();
-  static Schema integer();
+  static Schema integer();  // int32, as almost every integer of the Kubernetes API
+  static Schema int64();    // generation, observedGeneration, *GracePeriodSeconds
   static Schema number();
   static Schema boolean();
   static Schema intOrString();
@@ -34,6 +36,8 @@ Schema conditionsSchema();
 
 // "spec.foo", "spec.metrics[0].resource.foo": fields the schema does not declare.
 std::vector<std::string> unknownFields(const nlohmann::json& value, const Schema& schema);
+// Removes them.
+void dropUnknownFields(nlohmann::json& value, const Schema& schema);
 // "spec.maxReplicas: expected integer, got string": values of the wrong JSON type.
 std::vector<std::string> typeErrors(const nlohmann::json& value, const Schema& schema);
 nlohmann::json toOpenApi(const Schema& schema);

@@ -33,37 +33,6 @@ std::vector<std::string> splitAccept(const std::string& accept) {
   return parts;
 }
 
-// "spec.metrics[0].resource" -> {"spec", "metrics", 0, "resource"}
-struct PathStep {
-  std::string key;
-  std::optional<std::size_t> index;
-};
-
-std::vector<PathStep> parseFieldPath(const std::string& path) {
-  std::vector<PathStep> steps;
-  std::string token;
-  auto flush = [&] {
-    if (!token.empty()) steps.push_back({token, std::nullopt});
-    token.clear();
-  };
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    const char c = path[i];
-    if (c == '.') {
-      flush();
-    } else if (c == '[') {
-      flush();
-      const std::size_t close = path.find(']', i);
-      if (close == std::string::npos) break;
-      steps.push_back({"", std::stoul(path.substr(i + 1, close - i - 1))});
-      i = close;
-    } else {
-      token += c;
-    }
-  }
-  flush();
-  return steps;
-}
-
 }  // namespace
 
 json decodeObjectBody(const http::Request& request) {
@@ -161,8 +130,7 @@ std::vector<std::string> admitBody(json& served, const api::ResourceType& type, 
     throw api::ApiError::badRequest(names.kind + " in version " + api::quoted(version) + " cannot be handled as a " +
                                     names.kind + ": strict decoding error: " + list);
   }
-  // Unknown fields are never stored; deepest first so indices stay valid.
-  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) eraseFieldPath(served, *it);
+  type.dropUnknownFields(served, version);  // never stored
   if (validation == FieldValidation::Warn)
     for (const auto& field : unknown) warnings.push_back("unknown field " + api::quoted(field));
   return warnings;
@@ -228,25 +196,6 @@ std::function<bool(const json&)> selectorFilter(const http::Request& request, co
       return false;
     return true;
   };
-}
-
-void eraseFieldPath(json& object, const std::string& path) {
-  const auto steps = parseFieldPath(path);
-  json* node = &object;
-  for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
-    const auto& step = steps[i];
-    if (step.index) {
-      if (!node->is_array() || *step.index >= node->size()) return;
-      node = &(*node)[*step.index];
-    } else {
-      if (!node->is_object() || !node->contains(step.key)) return;
-      node = &(*node)[step.key];
-    }
-  }
-  if (steps.empty()) return;
-  const auto& last = steps.back();
-  if (last.index && node->is_array() && *last.index < node->size()) node->erase(*last.index);
-  if (!last.index && node->is_object()) node->erase(last.key);
 }
 
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings) {

@@ -44,9 +44,6 @@ std::optional<IncludeObject> tableRequested(const http::Request& request);
 // label and field selectors from the query; fields must be ones the resource supports (400 otherwise).
 std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& request, const api::ResourceType& type);
 
-// Removes the field at a path like "spec.metrics[0].resource.foo".
-void eraseFieldPath(nlohmann::json& object, const std::string& path);
-
 // A response header for each warning, as kube-apiserver writes them: 299 - "text".
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings);
 

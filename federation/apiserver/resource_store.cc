@@ -223,6 +223,16 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
   if (proposedVersion && proposedVersion != currentVersion)
     throw api::ApiError::staleResourceVersion(names.groupResource(), metaString(current, "name"));
   if (!proposed["metadata"].is_object()) proposed["metadata"] = json::object();
+  // A uid in the object is a precondition (kube-apiserver's DefaultUpdatedObjectInfo); a namespace
+  // must be the request's (EnsureObjectNamespaceMatchesRequestNamespace).
+  const std::string proposedUid = metaString(proposed, "uid");
+  if (!proposedUid.empty() && proposedUid != metaString(current, "uid"))
+    throw api::ApiError::conflict(names.groupResource(), metaString(current, "name"),
+                                  "Precondition failed: UID in precondition: " + proposedUid +
+                                      ", UID in object meta: " + metaString(current, "uid"));
+  const std::string proposedNamespace = metaString(proposed, "namespace");
+  if (names.namespaced && !proposedNamespace.empty() && proposedNamespace != metaString(current, "namespace"))
+    throw api::ApiError::badRequest("the namespace of the provided object does not match the namespace sent on the request");
   const std::string proposedName = metaString(proposed, "name");
   if (!proposedName.empty() && proposedName != metaString(current, "name"))
     throw api::ApiError::badRequest("the name of the object (" + proposedName +

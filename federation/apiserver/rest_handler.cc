@@ -37,6 +37,15 @@ auto fromClientInput(Function&& function, int code = 400) -> decltype(function()
   }
 }
 
+// kube-apiserver's maxJSONPatchOperations.
+void requireJsonPatchSize(const json& patch) {
+  constexpr std::size_t kMaxJsonPatchOperations = 10000;
+  if (patch.is_array() && patch.size() > kMaxJsonPatchOperations)
+    throw api::ApiError::requestEntityTooLarge("The allowed maximum operations in a JSON patch is " +
+                                               std::to_string(kMaxJsonPatchOperations) + ", got " +
+                                               std::to_string(patch.size()));
+}
+
 std::string storeKey(const std::string& group, const std::string& resource) { return group + "/" + resource; }
 
 Subresource subresourceOf(const RequestInfo& info, const api::ResourceType& type) {
@@ -371,6 +380,7 @@ http::Response RestHandler::patch(const Call& call) {
     throw api::ApiError::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
+  if (mediaType == "application/json-patch+json") requireJsonPatchSize(patchBody);
   const FieldValidation validation = fieldValidationOf(call.request);
   std::vector<std::string> warnings;
   api::machinery::PatchMeta patchMeta;
@@ -388,6 +398,15 @@ http::Response RestHandler::patch(const Call& call) {
             },
             422);
         if (!patched.is_object()) throw api::ApiError::badRequest("the patched object is not a JSON object");
+        // What a patch may not change, with kube-apiserver's answers (checkName, ValidateObjectMetaUpdate).
+        const std::string patchedNamespace = metaString(patched, "namespace");
+        if (!patchedNamespace.empty() && patchedNamespace != call.info.namespaceName)
+          throw api::ApiError::badRequest("the namespace of the object (" + patchedNamespace +
+                                          ") does not match the namespace on the request (" + call.info.namespaceName + ")");
+        const std::string patchedUid = metaString(patched, "uid");
+        if (!patchedUid.empty() && patchedUid != metaString(current, "uid"))  // none: the current one stays
+          throw api::ApiError::invalid(call.type().names().group, call.type().names().kind, call.info.name,
+                                       {api::fieldInvalid("metadata.uid", patchedUid, "field is immutable")});
         return fromClientInput([&] {
           warnings = admitBody(patched, call.type(), call.version, validation);
           // A resourceVersion the patch itself does not set is no precondition.
@@ -441,6 +460,7 @@ http::Response RestHandler::scale(const Call& call) {
   const bool isPatch = call.info.verb == "patch";
   const json body = parseRequestJson(call.request.body);
   if (!isPatch && !body.is_object()) throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
+  if (isPatch) requireJsonPatchSize(body);
   const json updated = call.store.update(
       ns, name,
       [&](const json& current) {

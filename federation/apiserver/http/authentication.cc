@@ -1,5 +1,7 @@
 #include "federation/apiserver/http/authentication.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -58,9 +60,20 @@ TokenAuthenticator TokenAuthenticator::fromCsv(const std::string& csv, const std
 }
 
 std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& authorizationHeader) const {
-  static const std::string kBearer = "Bearer ";
-  if (authorizationHeader.compare(0, kBearer.size(), kBearer) != 0) return std::nullopt;
-  const auto it = users_.find(authorizationHeader.substr(kBearer.size()));
+  // As kube-apiserver's bearer token authenticator: the scheme in any case, the token up to the
+  // next space, surrounding whitespace ignored.
+  std::string header = authorizationHeader;
+  const auto notSpace = [](unsigned char c) { return !std::isspace(c); };
+  header.erase(header.begin(), std::find_if(header.begin(), header.end(), notSpace));
+  header.erase(std::find_if(header.rbegin(), header.rend(), notSpace).base(), header.end());
+  const auto space = header.find(' ');
+  if (space == std::string::npos) return std::nullopt;
+  std::string scheme = header.substr(0, space);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer") return std::nullopt;
+  const std::string token = header.substr(space + 1, header.find(' ', space + 1) - space - 1);
+  if (token.empty()) return std::nullopt;
+  const auto it = users_.find(token);
   if (it == users_.end()) return std::nullopt;
   return it->second;
 }

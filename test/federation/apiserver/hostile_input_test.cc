@@ -330,6 +330,162 @@ TEST_P(HostileInputTest, ListOptionsAreValidatedAsKubeDoes) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, IntegersAreGoInt32sAsKubeDecodesThem) {
+  for (const char* value : {"2147483648", "9223372036854775807", "18446744073709551615", "-2147483649", "5.0", "1e3",
+                            "1e300"}) {
+    SCOPED_TRACE(value);
+    std::string body = hpa("i").dump();
+    body.replace(body.find("\"maxReplicas\":10"), 16, std::string("\"maxReplicas\":") + value);
+    expectStatus(post(kHpas, body), 400);
+    json v1 = hpa("i");
+    v1["apiVersion"] = "autoscaling/v1";
+    std::string v1Body = v1.dump();
+    v1Body.replace(v1Body.find("\"maxReplicas\":10"), 16, std::string("\"maxReplicas\":") + value);
+    expectStatus(post(kHpasV1, v1Body), 400);
+    std::string replicas = deployment("i").dump();
+    replicas.replace(replicas.find("\"replicas\":1"), 12, std::string("\"replicas\":") + value);
+    expectStatus(post(kDeployments, replicas), 400);
+  }
+  std::string largest = hpa("i").dump();
+  largest.replace(largest.find("\"maxReplicas\":10"), 16, "\"maxReplicas\":2147483647");
+  EXPECT_EQ(post(kHpas, largest).status, 201);
+  // generation-like fields are int64s
+  ASSERT_EQ(post(kDeployments, deployment("g").dump()).status, 201);
+  const auto wide = patch(std::string(kDeployments) + "/g/status", "application/merge-patch+json",
+                          R"({"status":{"observedGeneration":4294967296}})");
+  ASSERT_EQ(wide.status, 200) << wide.body;
+  EXPECT_EQ(wide.json()["status"]["observedGeneration"], 4294967296LL);
+  expectStatus(patch(std::string(kDeployments) + "/g/status", "application/merge-patch+json",
+                     R"({"status":{"availableReplicas":4294967296}})"), 400);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, ObjectMetaIsValidatedAsKubeDoes) {
+  const auto invalid = [&](json body, const std::string& field) {
+    const auto reply = post(kHpas, body.dump());
+    expectStatus(reply, 422);
+    EXPECT_THAT(reply.body, HasSubstr(field));
+  };
+  json labels = hpa("m");
+  labels["metadata"]["labels"] = {{"a b", "x"}};
+  invalid(labels, "metadata.labels");
+  labels["metadata"]["labels"] = {{"example.com/a/b", "x"}};
+  invalid(labels, "metadata.labels");
+  labels["metadata"]["labels"] = {{std::string(64, 'a'), "x"}};
+  invalid(labels, "metadata.labels");
+  json annotations = hpa("m");
+  annotations["metadata"]["annotations"] = {{"a b", "x"}};
+  invalid(annotations, "metadata.annotations");
+  annotations["metadata"]["annotations"] = {{"Example.COM/Key_1", "x"}};  // case does not matter
+  EXPECT_EQ(post(kHpas, annotations.dump()).status, 201);
+  json large = hpa("large");
+  large["metadata"]["annotations"] = {{"a", std::string(2 * 1024 * 1024, 'x')}};
+  const auto tooLong = post(kHpas, large.dump());
+  expectStatus(tooLong, 422);
+  EXPECT_THAT(tooLong.body, HasSubstr("Too long: must have at most 262144 bytes"));
+  large["metadata"]["annotations"] = {{"a", std::string(128 * 1024, 'x')}, {"b", std::string(129 * 1024, 'x')}};
+  expectStatus(post(kHpas, large.dump()), 422);
+  large["metadata"]["annotations"] = {{"a", std::string(200 * 1024, 'x')}};
+  EXPECT_EQ(post(kHpas, large.dump()).status, 201);
+  json finalizers = hpa("f");
+  finalizers["metadata"]["finalizers"] = {"a b c"};
+  invalid(finalizers, "metadata.finalizers");
+  finalizers["metadata"]["finalizers"] = {"orphan", "foregroundDeletion"};
+  invalid(finalizers, "metadata.finalizers");
+  json owners = hpa("o");
+  owners["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}};
+  invalid(owners, "metadata.ownerReferences.uid");
+  owners["metadata"]["ownerReferences"][0]["uid"] = "u1";
+  EXPECT_EQ(post(kHpas, owners.dump()).status, 201);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, BehaviorIsValidatedAsKubeDoes) {
+  for (const char* behavior :
+       {R"({"scaleUp":{"selectPolicy":"Sometimes"}})", R"({"scaleUp":{"policies":[]}})",
+        R"({"scaleDown":{"stabilizationWindowSeconds":-1}})", R"({"scaleDown":{"stabilizationWindowSeconds":3601}})",
+        R"({"scaleUp":{"policies":[{"type":"Nodes","value":1,"periodSeconds":15}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":0,"periodSeconds":15}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":1801}]}})",
+        R"({"scaleUp":{"policies":[{"type":"Pods","value":1}]}})"}) {
+    SCOPED_TRACE(behavior);
+    json body = hpa("b");
+    body["spec"]["behavior"] = json::parse(behavior);
+    const auto reply = post(kHpas, body.dump());
+    expectStatus(reply, 422);
+    EXPECT_THAT(reply.body, HasSubstr("spec.behavior.scale"));
+    // the same through autoscaling/v1's annotation
+    json v1 = hpa("b");
+    v1["apiVersion"] = "autoscaling/v1";
+    v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"] = behavior;
+    expectStatus(post(kHpasV1, v1.dump()), 422);
+  }
+  json good = hpa("b");
+  good["spec"]["behavior"] = json::parse(
+      R"({"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"stabilizationWindowSeconds":3600,"policies":[{"type":"Percent","value":10,"periodSeconds":1800}]}})");
+  EXPECT_EQ(post(kHpas, good.dump()).status, 201);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, UnknownFieldsWhoseNamesLookLikePathsAreDroppedNotOtherFields) {
+  json body = hpa("k");
+  body["spec"]["metrics"] = json::parse(
+      R"([{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}])");
+  body["spec"]["metrics[0]"] = 1;
+  body["spec"]["a.b"] = 2;
+  body["spec"]["scaleTargetRef"]["x[99999999999999999999]"] = 3;
+  body["spec"]["metrics"][0]["resource"]["target"]["averageUtilization]"] = 4;
+  const auto reply = post(kHpas, body.dump());
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  EXPECT_THAT(reply.header("warning"), HasSubstr("unknown field"));
+  const json stored = call(port_, "GET", std::string(kHpas) + "/k").json();
+  EXPECT_EQ(stored["spec"]["metrics"].size(), 1u);
+  EXPECT_EQ(stored["spec"]["metrics"][0]["resource"]["target"], json::parse(R"({"type":"Utilization","averageUtilization":50})"));
+  EXPECT_FALSE(stored["spec"].contains("metrics[0]"));
+  EXPECT_FALSE(stored["spec"].contains("a.b"));
+  EXPECT_EQ(stored["spec"]["scaleTargetRef"].size(), 3u);
+  expectStatus(call(port_, "POST", std::string(kHpas) + "?fieldValidation=Strict", body.dump()), 400);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, WhatAnUpdateMayNotChange) {
+  const json created = post(kHpas, hpa("u").dump()).json();
+  const std::string item = std::string(kHpas) + "/u";
+  json other = created;
+  other["metadata"]["uid"] = "another-uid";
+  const auto wrongUid = call(port_, "PUT", item, other.dump());
+  expectStatus(wrongUid, 409);
+  EXPECT_THAT(wrongUid.body, HasSubstr("Precondition failed: UID in precondition: another-uid"));
+  json moved = created;
+  moved["metadata"]["namespace"] = "kube-system";
+  expectStatus(call(port_, "PUT", item, moved.dump()), 400);
+  expectStatus(patch(item, "application/merge-patch+json", R"({"metadata":{"namespace":"kube-system"}})"), 400);
+  const auto uidPatch = patch(item, "application/merge-patch+json", R"({"metadata":{"uid":"x"}})");
+  expectStatus(uidPatch, 422);
+  EXPECT_THAT(uidPatch.body, HasSubstr("field is immutable"));
+  // No uid at all keeps the current one, as kube-apiserver's BeforeUpdate does.
+  EXPECT_EQ(patch(item, "application/json-patch+json", R"([{"op":"remove","path":"/metadata/uid"}])").status, 200);
+  const json now = call(port_, "GET", item).json();
+  EXPECT_EQ(now["metadata"]["uid"], created["metadata"]["uid"]);
+  EXPECT_EQ(now["metadata"]["namespace"], "default");
+  EXPECT_EQ(now["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+
+  json operations = json::array();
+  for (int i = 0; i < 10001; ++i) operations.push_back({{"op", "test"}, {"path", "/kind"}, {"value", "HorizontalPodAutoscaler"}});
+  const auto tooMany = patch(item, "application/json-patch+json", operations.dump());
+  expectStatus(tooMany, 413);
+  EXPECT_THAT(tooMany.body, HasSubstr("The allowed maximum operations in a JSON patch is 10000, got 10001"));
+  operations.erase(operations.begin());
+  EXPECT_EQ(patch(item, "application/json-patch+json", operations.dump()).status, 200);
+  ASSERT_EQ(post(kDeployments, deployment("s").dump()).status, 201);
+  expectStatus(patch(std::string(kDeployments) + "/s/scale", "application/json-patch+json", json(json::array({1, 2}))
+                                                                                                 .dump()), 422);
+  json scaleOps = json::array();
+  for (int i = 0; i < 10001; ++i) scaleOps.push_back({{"op", "test"}, {"path", "/kind"}, {"value", "Scale"}});
+  expectStatus(patch(std::string(kDeployments) + "/s/scale", "application/json-patch+json", scaleOps.dump()), 413);
+  expectAlive();
+}
+
 INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputTest,
                          ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),
                          [](const auto& info) { return info.param == ResourceSet::Federation ? "Federation" : "MemberSim"; });

@@ -50,6 +50,12 @@ class WidgetType : public api::ResourceType {
         if (key != "size" && key != "count" && key != "color" && key != "parts") unknown.push_back("spec." + key);
     return unknown;
   }
+  void dropUnknownFields(nlohmann::json& served, const std::string& version) const override {
+    for (const auto& field : unknownFields(served, version)) {
+      if (field.rfind("spec.", 0) == 0) served["spec"].erase(field.substr(5));
+      else served.erase(field);
+    }
+  }
   std::vector<std::string> typeErrors(const nlohmann::json& served, const std::string&) const override {
     if (served.contains("spec") && !served["spec"].is_object()) return {"spec: expected object"};
     return {};

@@ -238,6 +238,19 @@ TEST_F(TlsServerTest, BearerTokensFromTheTokenFile) {
   EXPECT_THAT(curl("/healthz", ""), ::testing::EndsWith(" 200")) << "health stays open";
 }
 
+TEST(TokenAuthenticator, TheSchemeIsCaseInsensitiveAsKubeReadsIt) {
+  const auto tokens = TokenAuthenticator::fromCsv("secret-token,alice,1\n", "tokens.csv");
+  for (const char* header : {"Bearer secret-token", "bearer secret-token", "BEARER secret-token", "  Bearer secret-token  ",
+                             "Bearer secret-token extra"}) {
+    const auto user = tokens.authenticate(header);
+    ASSERT_TRUE(user.has_value()) << header;
+    EXPECT_EQ(user->name, "alice");
+  }
+  for (const char* header : {"", "Bearer", "Bearer ", "Basic secret-token", "Bearersecret-token", "Bearer wrong",
+                             "Bearer  secret-token"})
+    EXPECT_FALSE(tokens.authenticate(header).has_value()) << header;
+}
+
 TEST(TokenAuthenticator, ReportsTheFileAndLineOfABadEntry) {
   try {
     TokenAuthenticator::fromCsv("good,user,1\nonlytoken\n", "tokens.csv");
