@@ -24,7 +24,7 @@ inline constexpr const char* kUnfreezePath = "/debug/unfreeze";
 struct NetworkFaultOptions {
   std::chrono::milliseconds latency{0};  // every request waits this long before it is served
   std::chrono::milliseconds jitter{0};   // plus a uniformly random extra in [0, jitter]
-  int threads = 1;                       // that serve the requests whose delay is over
+  int threads = 1;                       // serve the requests whose delay is over, and held ones
 };
 
 class NetworkFaults : public apiserver::http::Handler, public std::enable_shared_from_this<NetworkFaults> {
@@ -74,7 +74,8 @@ class NetworkFaults : public apiserver::http::Handler, public std::enable_shared
   std::mutex ioMutex_;
   std::unique_ptr<Impl> impl_;
   // Outgoing actions run under this lock so that a flush and a new action cannot reorder; they
-  // only queue work on the server's threads, so nothing else is locked while it is held.
+  // only queue work on the server's threads (or, through post(), on the delay threads), so no
+  // lock of the API's is ever taken while it is held.
   mutable std::mutex mutex_;
   bool frozen_ = false;
   bool shutDown_ = false;
