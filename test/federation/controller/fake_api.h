@@ -5,6 +5,7 @@
 // when it chooses, so that a cache can be as stale as a test needs.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -24,9 +25,9 @@ class FakeApi : public clusters::KubeClient {
  public:
   // Runs after every successful write, with the resource written.
   std::function<void(const Resource&)> afterWrite;
-  bool reachable = true;
-  int writes = 0;
-  int reads = 0;
+  std::atomic<bool> reachable{true};
+  std::atomic<int> writes{0};  // Events are posted from the recorder's thread
+  std::atomic<int> reads{0};
 
   json get(const Resource& resource, const std::string& ns, const std::string& name) override {
     std::lock_guard lock(mutex_);
@@ -135,7 +136,8 @@ class FakeApi : public clusters::KubeClient {
     std::lock_guard lock(mutex_);
     objects_.clear();
     reachable = true;
-    writes = reads = 0;
+    writes = 0;
+    reads = 0;
   }
 
   // The test's own access, whether reachable or not (what is really there).

@@ -240,6 +240,7 @@ TEST_F(HpaReconcilerTest, PlacesFromTheCachesWithoutReadingAnyMember) {
 TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
+  restartController();  // posts the placement's Event now, so that no write arrives late below
   refreshCaches();
   const int memberWrites = observer_.writes, federationWrites = federation_.writes;
   for (int i = 0; i < 3; ++i) reconciler_->reconcile(kKey);
