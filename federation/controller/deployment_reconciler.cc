@@ -14,23 +14,6 @@ const clusters::Resource kDeployments{"apps", "v1", "deployments", true};
 
 namespace {
 
-std::string metaField(const json& object, const char* field) { return object["metadata"].value(field, ""); }
-
-std::string annotation(const json& object, const char* name) {
-  const json annotations = object["metadata"].value("annotations", json::object());
-  const auto it = annotations.find(name);
-  return it != annotations.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-bool managedByUs(const json& object) {
-  return object["metadata"].value("labels", json::object()).value(kManagedByLabel, "") == kManagedByValue;
-}
-
-bool hasFinalizer(const json& object, const std::string& finalizer) {
-  const auto finalizers = object["metadata"].value("finalizers", std::vector<std::string>{});
-  return std::find(finalizers.begin(), finalizers.end(), finalizer) != finalizers.end();
-}
-
 std::optional<json> cachedCopy(const Member& member, const std::string& ns, const std::string& name) {
   auto local = member.deployments ? member.deployments->get(ns, name) : std::nullopt;
   if (local && !managedByUs(*local)) local.reset();
@@ -91,11 +74,7 @@ void DeploymentReconciler::finalize(const json& federated, const std::vector<Mem
     context_.events.record(federated, "Warning", "WaitingForMembers", "deletion waits until these members can be reached: " + waitingFor);
     throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + ns + "/" + name + " waits for " + waitingFor);
   }
-  json released = federated;
-  auto finalizers = federated["metadata"].value("finalizers", std::vector<std::string>{});
-  finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
-  released["metadata"]["finalizers"] = finalizers;
-  context_.federation.update(kDeployments, released);
+  context_.federation.update(kDeployments, withoutFederationFinalizer(federated));
 }
 
 void DeploymentReconciler::reconcile(const std::string& key) {
@@ -117,7 +96,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
   }
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
-  const std::string targetList = annotation(federated, kHpaTargetClusterListAnnotation);
+  const std::string targetList = annotationOf(federated, kHpaTargetClusterListAnnotation);
   const bool hpaManaged = !targetList.empty();
   std::set<std::string> placed;
   if (hpaManaged) {
@@ -125,7 +104,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     for (const auto& cluster : parsed.is_object() ? parsed.value("Names", json::array()) : json::array())
       if (cluster.is_string()) placed.insert(cluster.get<std::string>());
   } else {
-    const std::string selector = annotation(federated, kClusterSelectorAnnotation);
+    const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
     for (const auto& member : members) {
       try {
         if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);

@@ -26,27 +26,6 @@ constexpr std::chrono::minutes kForeignRecheck{5};
 // The spec fields fedhpa writes to a member's copy; anything else there is the member's own.
 constexpr const char* kOwnedSpecFields[] = {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"};
 
-std::string metaField(const json& object, const char* field) { return object["metadata"].value(field, ""); }
-
-std::vector<std::string> finalizersOf(const json& object) {
-  return object["metadata"].value("finalizers", std::vector<std::string>{});
-}
-
-bool hasFinalizer(const json& object, const std::string& finalizer) {
-  const auto finalizers = finalizersOf(object);
-  return std::find(finalizers.begin(), finalizers.end(), finalizer) != finalizers.end();
-}
-
-bool managedByUs(const json& hpa) {
-  return hpa["metadata"].value("labels", json::object()).value(kManagedByLabel, "") == kManagedByValue;
-}
-
-std::string annotationOf(const json& object, const char* name) {
-  const json annotations = object["metadata"].value("annotations", json::object());
-  const auto it = annotations.find(name);
-  return it != annotations.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 partitioner::Limits limitsOf(const json& hpa) {
   const json spec = hpa.value("spec", json::object());
   return {spec.value("minReplicas", 1LL), spec.value("maxReplicas", 0LL)};
@@ -376,11 +355,7 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
     throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + key + " waits for " + members);
   }
   markTargetDeployment(federated, {});
-  json released = federated;
-  auto finalizers = finalizersOf(federated);
-  finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederationFinalizer), finalizers.end());
-  released["metadata"]["finalizers"] = finalizers;
-  context_.federation.update(kHpas, released);
+  context_.federation.update(kHpas, withoutFederationFinalizer(federated));
 }
 
 json HpaReconciler::ensureFinalizer(const json& federated) {

@@ -15,6 +15,7 @@
 #include "federation/controller/controller_metrics.h"
 #include "federation/controller/event_recorder.h"
 #include "federation/controller/member_calls.h"
+#include "federation/controller/object_fields.h"
 #include "federation/controller/write_expectations.h"
 #include "partitioner/types.h"
 
@@ -22,9 +23,6 @@ namespace fedhpa::controller {
 
 using nlohmann::json;
 
-inline constexpr const char* kFederationFinalizer = "federation.kubernetes.io/delete-from-underlying-clusters";
-inline constexpr const char* kManagedByLabel = "federation.kubernetes.io/managed-by";
-inline constexpr const char* kManagedByValue = "fedhpa";
 inline constexpr const char* kClusterStatusAnnotation = "federation.kubernetes.io/hpa-cluster-status";
 
 extern const clusters::Resource kHpas;
