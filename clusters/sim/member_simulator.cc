@@ -90,7 +90,7 @@ json conditionsJson(const std::vector<Condition>& conditions, const json& previo
 }
 
 apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& options, std::shared_ptr<NetworkFaults> faults) {
-  apiserver::ApiServerOptions out{options.http, {"default", "kube-system", "kube-public"}, {}};
+  apiserver::ApiServerOptions out{options.http, {"default", "kube-system", "kube-public"}, {}, {}};
   out.wrapHandler = [faults = std::move(faults)](std::shared_ptr<apiserver::http::Handler> api) {
     faults->setInner(std::move(api));
     return std::shared_ptr<apiserver::http::Handler>(faults);

@@ -156,8 +156,12 @@ std::shared_ptr<const ResourceType> eventType() { return std::make_shared<EventT
 std::shared_ptr<const ResourceType> leaseType() { return std::make_shared<LeaseType>(); }
 
 std::vector<std::shared_ptr<const ResourceType>> federationResources() {
-  return {namespaceType(), eventType(), secretType(), horizontalPodAutoscalerType(), deploymentType(),
-          leaseType(), clusterType()};
+  std::vector<std::shared_ptr<const ResourceType>> all = {
+      namespaceType(), eventType(),       secretType(),      horizontalPodAutoscalerType(), deploymentType(),
+      leaseType(),     clusterType(),     roleType(),        clusterRoleType(),             roleBindingType(),
+      clusterRoleBindingType()};
+  for (auto& review : authorizationReviewTypes()) all.push_back(std::move(review));
+  return all;
 }
 
 }  // namespace fedhpa::api

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "federation/api/hpa_type.h"
 #include "federation/api/resource.h"
@@ -14,5 +15,11 @@ std::shared_ptr<const ResourceType> namespaceType();
 std::shared_ptr<const ResourceType> secretType();
 std::shared_ptr<const ResourceType> eventType();
 std::shared_ptr<const ResourceType> leaseType();
+std::shared_ptr<const ResourceType> roleType();
+std::shared_ptr<const ResourceType> clusterRoleType();
+std::shared_ptr<const ResourceType> roleBindingType();
+std::shared_ptr<const ResourceType> clusterRoleBindingType();
+// SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview.
+std::vector<std::shared_ptr<const ResourceType>> authorizationReviewTypes();
 
 }  // namespace fedhpa::api

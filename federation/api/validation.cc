@@ -148,6 +148,11 @@ std::vector<StatusCause> validateObjectMeta(const json& object, NameRule rule) {
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+  } else if (rule == NameRule::PathSegment) {
+    if (name == "." || name == "..") causes.push_back(fieldInvalid("metadata.name", name, "may not be '" + name + "'"));
+    for (const char* forbidden : {"/", "%"})
+      if (name.find(forbidden) != std::string::npos)
+        causes.push_back(fieldInvalid("metadata.name", name, std::string("may not contain '") + forbidden + "'"));
   }
   if (meta.contains("labels") && meta["labels"].is_object()) {
     for (const auto& [key, value] : meta["labels"].items()) {

@@ -9,7 +9,8 @@
 
 namespace fedhpa::api {
 
-enum class NameRule { DnsSubdomain, DnsLabel };
+// PathSegment: any name that can be one URL path segment (RBAC objects: "system:controller:x").
+enum class NameRule { DnsSubdomain, DnsLabel, PathSegment };
 
 bool isDnsSubdomain(const std::string& value);
 bool isDnsLabel(const std::string& value);

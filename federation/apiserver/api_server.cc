@@ -6,6 +6,7 @@
 #include "federation/api/discovery.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/openapi.h"
+#include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/apiserver/metrics.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
@@ -214,6 +215,17 @@ ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
       }
     }
   }
+  if (options_.security.mode == authz::AuthorizationMode::Rbac) {
+    const auto stores = rbacStores();
+    if (stores.clusterRoles && stores.clusterRoleBindings && stores.roles && stores.roleBindings)
+      authz::ensureBootstrapPolicy(*stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles, *stores.roleBindings);
+  }
+}
+
+authz::RbacStores ApiServer::rbacStores() {
+  const std::string rbac = "rbac.authorization.k8s.io";
+  return {store(rbac, "clusterroles"), store(rbac, "clusterrolebindings"), store(rbac, "roles"),
+          store(rbac, "rolebindings"), store("authorization.k8s.io", "selfsubjectaccessreviews") != nullptr};
 }
 
 ApiServer::~ApiServer() { stop(); }
@@ -223,7 +235,8 @@ ResourceStore* ApiServer::store(const std::string& group, const std::string& res
 }
 
 std::uint16_t ApiServer::start() {
-  std::shared_ptr<http::Handler> handler = dispatcher_;
+  // authenticate (the HTTP server) -> audit, impersonate, authorize (authz) -> dispatch
+  std::shared_ptr<http::Handler> handler = authz::secureHandler(dispatcher_, options_.security, rbacStores());
   if (options_.wrapHandler) handler = options_.wrapHandler(std::move(handler));
   server_ = std::make_unique<http::Server>(options_.http, std::move(handler));
   return server_->start();

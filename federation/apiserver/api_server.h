@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "federation/api/resource.h"
+#include "federation/apiserver/authz/secure_handler.h"
 #include "federation/apiserver/http/server.h"
 #include "federation/apiserver/resource_store.h"
 #include "federation/storage/storage.h"
@@ -21,6 +22,8 @@ struct ApiServerOptions {
   // When set, what the HTTP server calls instead of the API itself, given the API's handler: how
   // the member-cluster simulator puts its injected latency and freeze in front of it.
   std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
+  // Authorization mode and audit log. With RBAC the bootstrap policy is created at construction.
+  authz::SecurityOptions security;
 };
 
 class ApiServer {
@@ -38,6 +41,7 @@ class ApiServer {
 
  private:
   class Dispatcher;
+  authz::RbacStores rbacStores();
   std::unique_ptr<storage::Storage> storage_;
   std::shared_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<http::Server> server_;

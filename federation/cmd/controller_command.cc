@@ -14,7 +14,10 @@
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
+#include "federation/api/machinery/base64.h"
+#include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/up_pki.h"
 #include "federation/common/duration.h"
 #include "federation/common/logging.h"
 #include "federation/common/time_source.h"
@@ -211,13 +214,15 @@ int upMain(int argc, char** argv) {
   std::string kubeconfigOut;
   int members = 3;
   std::string hpaSyncPeriod;
+  std::string auditLogPath;
   ControllerFlags flags;
   po::options_description options("fedhpa up [--data-dir _output/data] [--kubeconfig-out _output/kubeconfig] [--members 3]");
   options.add_options()
       ("data-dir", po::value<std::string>(&dataDir)->default_value("_output/data"), "the federation API's SQLite data (kept across runs)")
       ("kubeconfig-out", po::value<std::string>(&kubeconfigOut)->default_value("_output/kubeconfig"), "where to write the kubeconfig")
       ("members", po::value<int>(&members)->default_value(3), "simulated member clusters")
-      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("5s"), "the members' HPA sync period");
+      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("5s"), "the members' HPA sync period")
+      ("audit-log-path", po::value<std::string>(&auditLogPath), "the federation API's audit log (audit.k8s.io/v1 Events, one per line)");
   addControllerFlags(options, flags);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
@@ -230,10 +235,30 @@ int upMain(int argc, char** argv) {
   blockSignals();
   clusters::initializeHttpClientPool(4);
 
-  // The federation API server, on its data dir.
-  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}),
-                                        api::federationResources(), apiserver::ApiServerOptions{});
-  const std::string federationUrl = "http://127.0.0.1:" + std::to_string(federationServer.start());
+  // The federation API server, on its data dir, as one would expose it: HTTPS, client
+  // certificates, RBAC. The operator is a system:master; the controller-manager has its own
+  // identity, bound to its role only.
+  const auto pkiDir = std::filesystem::absolute(dataDir) / "pki";
+  std::filesystem::create_directories(pkiDir);
+  const PemPair ca = newCertificateAuthority("fedhpa-ca");
+  const PemPair serving = issueServerCertificate(ca);
+  const PemPair admin = issueClientCertificate(ca, "fedhpa-admin", "system:masters");
+  const PemPair controllerIdentity = issueClientCertificate(ca, apiserver::authz::kControllerManagerUser, "");
+  const auto writePrivate = [&](const std::string& name, const std::string& text) {
+    const auto path = pkiDir / name;
+    std::ofstream(path, std::ios::trunc) << text;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    return path.string();
+  };
+  apiserver::ApiServerOptions serverOptions;
+  serverOptions.http.tls = apiserver::http::TlsOptions{writePrivate("apiserver.crt", serving.certificate),
+                                                       writePrivate("apiserver.key", serving.privateKey)};
+  serverOptions.http.clientCaFile = writePrivate("ca.crt", ca.certificate);
+  serverOptions.security.mode = apiserver::authz::AuthorizationMode::Rbac;
+  serverOptions.security.auditLogPath = auditLogPath;
+  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}), api::federationResources(),
+                                        serverOptions);
+  const std::string federationUrl = "https://127.0.0.1:" + std::to_string(federationServer.start());
   // The members.
   std::vector<std::unique_ptr<sim::MemberSimulator>> simulators;
   std::vector<std::pair<std::string, std::string>> memberUrls;
@@ -244,31 +269,43 @@ int upMain(int argc, char** argv) {
     simulators.push_back(std::make_unique<sim::MemberSimulator>(memberOptions));
     memberUrls.push_back({memberOptions.name, "http://127.0.0.1:" + std::to_string(simulators.back()->start())});
   }
-  // A kubeconfig with a context for each, as the walkthrough uses them.
+  // A kubeconfig with a context for each, as the walkthrough uses them: the federation as its
+  // admin, the (unauthenticated) member-sims as a user without credentials.
+  const auto data = [](const std::string& pem) { return api::machinery::encodeBase64(pem); };
   std::ostringstream config;
   config << "apiVersion: v1\nkind: Config\ncurrent-context: federation-cluster\nclusters:\n"
-         << "- name: federation-cluster\n  cluster: {server: \"" << federationUrl << "\"}\n";
+         << "- name: federation-cluster\n  cluster: {server: \"" << federationUrl
+         << "\", certificate-authority-data: " << data(ca.certificate) << "}\n";
   for (const auto& [name, url] : memberUrls) config << "- name: " << name << "\n  cluster: {server: \"" << url << "\"}\n";
-  config << "users:\n- name: admin\n  user: {}\ncontexts:\n"
+  config << "users:\n- name: admin\n  user: {client-certificate-data: " << data(admin.certificate)
+         << ", client-key-data: " << data(admin.privateKey) << "}\n- name: member-admin\n  user: {}\ncontexts:\n"
          << "- name: federation-cluster\n  context: {cluster: federation-cluster, user: admin, namespace: default}\n";
   for (const auto& [name, url] : memberUrls)
-    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
+    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: member-admin, namespace: default}\n";
   const auto kubeconfigPath = std::filesystem::absolute(kubeconfigOut);
   std::filesystem::create_directories(kubeconfigPath.parent_path());
   std::ofstream(kubeconfigPath) << config.str();
+  std::filesystem::permissions(kubeconfigPath, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
-  clusters::RestConfig federationConfig;
-  federationConfig.server = federationUrl;
-  clusters::RestClient federation(federationConfig);
+  clusters::RestConfig adminConfig;
+  adminConfig.server = federationUrl;
+  adminConfig.caPem = ca.certificate;
+  adminConfig.clientCertPem = admin.certificate;
+  adminConfig.clientKeyPem = admin.privateKey;
+  clusters::RestClient adminClient(adminConfig);
   for (const auto& [name, url] : memberUrls) {
     clusters::RestConfig member;
     member.server = url;
     try {
-      clusters::unjoinCluster(federation, name);  // from an earlier run, whose members are gone
+      clusters::unjoinCluster(adminClient, name);  // from an earlier run, whose members are gone
     } catch (const clusters::ClientError&) {
     }
-    clusters::joinCluster(federation, name, member);
+    clusters::joinCluster(adminClient, name, member);
   }
+  clusters::RestConfig federationConfig = adminConfig;
+  federationConfig.clientCertPem = controllerIdentity.certificate;
+  federationConfig.clientKeyPem = controllerIdentity.privateKey;
+  clusters::RestClient federation(federationConfig);
   RealTimeSource time;
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
   std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 
 namespace fedhpa::api::machinery {
 
@@ -290,6 +291,70 @@ void secretFields(std::string_view raw, json& object) {
   });
 }
 
+// A message whose fields are all strings or repeated strings: {field number: JSON key}, repeated
+// ones collected into arrays (PolicyRule, Subject, RoleRef, ResourceAttributes, ...).
+json stringFields(std::string_view bytes, const std::map<std::uint32_t, std::string>& singles,
+                  const std::map<std::uint32_t, std::string>& lists = {}) {
+  json out = json::object();
+  forEachField(bytes, [&](const auto& f) {
+    if (const auto it = singles.find(f.number); it != singles.end()) out[it->second] = text(f);
+    if (const auto it = lists.find(f.number); it != lists.end()) out[it->second].push_back(text(f));
+  });
+  return out;
+}
+
+// rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding (kubectl create
+// role/clusterrole/rolebinding/clusterrolebinding).
+void rbacFields(std::string_view raw, const std::string& kind, json& object) {
+  const bool binding = kind == "RoleBinding" || kind == "ClusterRoleBinding";
+  forEachField(raw, [&](const auto& f) {
+    if (f.number == 1) object["metadata"] = objectMeta(message(f));
+    if (f.number == 2 && !binding)
+      object["rules"].push_back(stringFields(message(f), {}, {{1, "verbs"}, {2, "apiGroups"}, {3, "resources"},
+                                                              {4, "resourceNames"}, {5, "nonResourceURLs"}}));
+    if (f.number == 2 && binding)
+      object["subjects"].push_back(
+          stringFields(message(f), {{1, "kind"}, {2, "apiGroup"}, {3, "name"}, {4, "namespace"}}));
+    if (f.number == 3 && binding) object["roleRef"] = stringFields(message(f), {{1, "apiGroup"}, {2, "kind"}, {3, "name"}});
+  });
+}
+
+// authorization.k8s.io/v1 reviews (kubectl auth can-i): the spec only; status is the server's answer.
+void reviewFields(std::string_view raw, const std::string& kind, json& object) {
+  const auto accessSpec = [](std::string_view bytes) {
+    json spec = json::object();
+    forEachField(bytes, [&](const auto& f) {
+      switch (f.number) {
+        case 1:
+          spec["resourceAttributes"] = stringFields(message(f), {{1, "namespace"}, {2, "verb"}, {3, "group"}, {4, "version"},
+                                                                 {5, "resource"}, {6, "subresource"}, {7, "name"}});
+          break;
+        case 2: spec["nonResourceAttributes"] = stringFields(message(f), {{1, "path"}, {2, "verb"}}); break;
+        case 3: spec["user"] = text(f); break;
+        case 4: spec["groups"].push_back(text(f)); break;
+        case 5: {
+          std::string key;
+          json values = json::array();
+          forEachField(message(f), [&](const auto& g) {
+            if (g.number == 1) key = text(g);
+            if (g.number == 2) values = stringFields(message(g), {}, {{1, "items"}}).value("items", json::array());
+          });
+          spec["extra"][key] = values;
+          break;
+        }
+        case 6: spec["uid"] = text(f); break;
+        default: break;
+      }
+    });
+    return spec;
+  };
+  forEachField(raw, [&](const auto& f) {
+    if (f.number == 1) object["metadata"] = objectMeta(message(f));
+    if (f.number == 2)
+      object["spec"] = kind == "SelfSubjectRulesReview" ? stringFields(message(f), {{1, "namespace"}}) : accessSpec(message(f));
+  });
+}
+
 }  // namespace
 
 json decodeKubernetesProtobuf(std::string_view body) {
@@ -319,9 +384,20 @@ json decodeKubernetesProtobuf(std::string_view body) {
     });
     return object;
   }
+  if (apiVersion == "rbac.authorization.k8s.io/v1" &&
+      (kind == "Role" || kind == "ClusterRole" || kind == "RoleBinding" || kind == "ClusterRoleBinding")) {
+    rbacFields(raw, kind, object);
+    return object;
+  }
+  if (apiVersion == "authorization.k8s.io/v1" &&
+      (kind == "SelfSubjectAccessReview" || kind == "SelfSubjectRulesReview" || kind == "SubjectAccessReview" ||
+       kind == "LocalSubjectAccessReview")) {
+    reviewFields(raw, kind, object);
+    return object;
+  }
   if (kind != "HorizontalPodAutoscaler" || (apiVersion != "autoscaling/v1" && apiVersion != "autoscaling/v2"))
-    throw ProtobufError("protobuf bodies are supported for HorizontalPodAutoscalers (autoscaling/v1, v2), Secrets and "
-                        "Namespaces, not " + apiVersion + " " + kind);
+    throw ProtobufError("protobuf bodies are supported for HorizontalPodAutoscalers (autoscaling/v1, v2), Secrets, "
+                        "Namespaces, RBAC objects and authorization reviews, not " + apiVersion + " " + kind);
   const bool v2 = apiVersion == "autoscaling/v2";
   forEachField(raw, [&](const auto& f) {
     if (f.number == 1) object["metadata"] = objectMeta(message(f));

@@ -1,0 +1,202 @@
+#include "federation/apiserver/authz/secure_handler.h"
+
+#include <set>
+#include <stdexcept>
+
+#include "federation/apiserver/authz/audit.h"
+#include "federation/apiserver/authz/escalation.h"
+#include "federation/apiserver/authz/impersonation.h"
+#include "federation/apiserver/authz/reviews.h"
+#include "federation/apiserver/request_decoding.h"
+#include "federation/common/logging.h"
+
+namespace fedhpa::apiserver::authz {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kRbacGroup = "rbac.authorization.k8s.io";
+
+const std::map<std::string, std::string>& reviewKinds() {
+  static const std::map<std::string, std::string> kinds = {{"selfsubjectaccessreviews", "SelfSubjectAccessReview"},
+                                                           {"selfsubjectrulesreviews", "SelfSubjectRulesReview"},
+                                                           {"subjectaccessreviews", "SubjectAccessReview"},
+                                                           {"localsubjectaccessreviews", "LocalSubjectAccessReview"}};
+  return kinds;
+}
+
+bool isWrite(const std::string& verb) {
+  return verb == "create" || verb == "update" || verb == "patch" || verb == "delete" || verb == "deletecollection";
+}
+
+// An Audit-ID a client sent is kept (kube does so) when it is a plain token.
+std::string auditIdOf(const http::Request& request) {
+  const std::string sent = request.header("Audit-ID").value_or("");
+  const bool plain = !sent.empty() && sent.size() <= 128 &&
+                     std::all_of(sent.begin(), sent.end(), [](unsigned char c) { return std::isalnum(c) || c == '-'; });
+  return plain ? sent : newAuditId();
+}
+
+http::UserInfo asUserInfo(const UserIdentity& user) { return {user.name, user.uid, user.groups}; }
+
+// Adds the Audit-Id header to whatever is answered and remembers the status (and, for a create,
+// the created object's name: the audit objectRef names it, as kube's does).
+class AuditingResponder : public http::Responder {
+ public:
+  AuditingResponder(std::shared_ptr<http::Responder> inner, std::string auditId, bool wantName)
+      : inner_(std::move(inner)), auditId_(std::move(auditId)), wantName_(wantName) {}
+  void respond(http::Response response) override {
+    code_ = response.status;
+    if (wantName_ && code_ >= 200 && code_ < 300) {
+      const json body = json::parse(response.body, nullptr, false);
+      if (body.is_object() && body.contains("metadata") && body["metadata"].is_object() &&
+          body["metadata"].contains("name") && body["metadata"]["name"].is_string())
+        createdName_ = body["metadata"]["name"].get<std::string>();
+    }
+    response.headers.emplace("Audit-Id", auditId_);
+    inner_->respond(std::move(response));
+  }
+  std::shared_ptr<http::ResponseStream> stream(int status, http::Headers headers) override {
+    code_ = status;
+    streamed_ = true;
+    headers.emplace("Audit-Id", auditId_);
+    return inner_->stream(status, std::move(headers));
+  }
+  int code() const { return code_; }
+  bool streamed() const { return streamed_; }
+  const std::string& createdName() const { return createdName_; }
+
+ private:
+  std::shared_ptr<http::Responder> inner_;
+  std::string auditId_;
+  bool wantName_;
+  int code_ = 0;
+  bool streamed_ = false;
+  std::string createdName_;
+};
+
+class SecureHandler : public http::Handler {
+ public:
+  SecureHandler(std::shared_ptr<http::Handler> api, const SecurityOptions& options, const RbacStores& stores)
+      : api_(std::move(api)), servesReviews_(stores.servesReviews) {
+    if (options.mode == AuthorizationMode::Rbac) {
+      if (!stores.clusterRoles || !stores.clusterRoleBindings || !stores.roles || !stores.roleBindings)
+        throw std::runtime_error("--authorization-mode=RBAC: this server does not serve the RBAC resources");
+      policy_ = std::make_unique<PolicyCache>(*stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles,
+                                              *stores.roleBindings);
+      authorizer_ = std::make_unique<RbacAuthorizer>(*policy_);
+    } else {
+      authorizer_ = std::make_unique<AlwaysAllowAuthorizer>();
+    }
+    if (!options.auditLogPath.empty()) audit_ = std::make_unique<AuditLog>(options.auditLogPath, options.auditLogMaxBytes);
+  }
+
+  void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
+    AuditRecord record;
+    record.received = std::chrono::system_clock::now();
+    record.auditId = auditIdOf(request);
+    record.user = identityOf(request.user);
+    record.verb = request.method;
+    if (audit_) {
+      record.requestUri = requestUri(request);
+      record.sourceIps = {request.remoteAddress};
+      record.userAgent = request.header("User-Agent").value_or("");
+    }
+    auto recording = std::make_shared<AuditingResponder>(responder, record.auditId, audit_ && request.method == "POST");
+    std::optional<Attributes> attributes;
+    bool passOn = false;
+    try {
+      UserIdentity user = record.user;
+      if (auto target = impersonatedUser(request, record.user, *authorizer_)) {
+        user = *target;
+        record.impersonatedUser = target;
+        request.user = asUserInfo(user);
+      }
+      attributes = requestAttributes(request, user);
+      record.verb = attributes->verb;
+      if (attributes->resourceRequest) record.object = attributes;
+      // kube's RBAC authorizer gives no reason when it finds no rule: the 403 says what was asked.
+      if (!authorizer_->authorize(*attributes).allowed) throw forbidden(*attributes);
+      if (servesReviews_ && attributes->resourceRequest && attributes->apiGroup == kAuthorizationGroup &&
+          reviewKinds().count(attributes->resource)) {
+        recording->respond(answer(request, *attributes, user));
+      } else {
+        if (policy_ && attributes->resourceRequest && attributes->apiGroup == kRbacGroup &&
+            (attributes->verb == "create" || attributes->verb == "update" || attributes->verb == "patch"))
+          checkEscalation(request, *attributes);
+        passOn = true;
+      }
+    } catch (const api::ApiError& error) {
+      recording->respond(jsonResponse(error.code(), error.toStatus()));
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "internal error authorizing " << request.method << ": " << error.what();
+      const auto internal = api::ApiError::internal("the request could not be authorized");
+      recording->respond(jsonResponse(internal.code(), internal.toStatus()));
+    }
+    if (passOn) {
+      api_->handle(std::move(request), recording);
+      if (policy_ && changesPolicy(*attributes)) policy_->invalidate();
+    }
+    if (!audit_) return;
+    record.code = recording->code();
+    if (recording->streamed()) record.stage = "ResponseStarted";
+    if (record.object && record.object->name.empty() && !recording->createdName().empty())
+      record.object->name = recording->createdName();
+    record.completed = std::chrono::system_clock::now();
+    try {
+      audit_->write(record);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "audit log: " << error.what();
+    }
+  }
+
+ private:
+  static bool changesPolicy(const Attributes& a) {
+    if (!a.resourceRequest || !isWrite(a.verb)) return false;
+    return a.apiGroup == kRbacGroup || (a.apiGroup.empty() && a.resource == "namespaces" && a.verb == "delete");
+  }
+
+  http::Response answer(const http::Request& request, const Attributes& a, const UserIdentity& user) {
+    if (a.verb != "create" || !a.name.empty() || !a.subresource.empty())
+      throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+    json review = decodeObjectBody(request);
+    if (!review.contains("apiVersion") || !review["apiVersion"].is_string()) review["apiVersion"] = "authorization.k8s.io/v1";
+    if (!review.contains("kind") || !review["kind"].is_string()) review["kind"] = reviewKinds().at(a.resource);
+    return jsonResponse(201, answerReview(a.resource, std::move(review), user, a.namespaceName, *authorizer_));
+  }
+
+  void checkEscalation(const http::Request& request, const Attributes& a) {
+    if (a.verb == "patch") {
+      std::optional<RoleRef> current;
+      if (a.resource == "rolebindings" || a.resource == "clusterrolebindings") {
+        const auto policy = policy_->current();
+        const auto& bindings = a.resource == "clusterrolebindings"
+                                   ? policy->clusterRoleBindings
+                                   : (policy->roleBindings.count(a.namespaceName) ? policy->roleBindings.at(a.namespaceName)
+                                                                                  : std::vector<Binding>{});
+        for (const auto& binding : bindings)
+          if (binding.name == a.name) current = RoleRef{binding.roleKind, binding.roleName};
+      }
+      confirmNoEscalation(a, nullptr, current, *authorizer_);
+      return;
+    }
+    const json object = decodeObjectBody(request);
+    confirmNoEscalation(a, &object, std::nullopt, *authorizer_);
+  }
+
+  std::shared_ptr<http::Handler> api_;
+  bool servesReviews_;
+  std::unique_ptr<PolicyCache> policy_;
+  std::unique_ptr<Authorizer> authorizer_;
+  std::unique_ptr<AuditLog> audit_;
+};
+
+}  // namespace
+
+std::shared_ptr<http::Handler> secureHandler(std::shared_ptr<http::Handler> api, const SecurityOptions& options,
+                                             const RbacStores& stores) {
+  return std::make_shared<SecureHandler>(std::move(api), options, stores);
+}
+
+}  // namespace fedhpa::apiserver::authz
