@@ -7,7 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
 source "$HERE/lib.sh"
 
-"$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
+"$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --audit-log-path "$E2E_DIR/up/audit.log" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
   --hpa-scale-forbidden-window 0 >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
@@ -80,5 +80,22 @@ wait_for "spread again" '^10 1$' -- sums
 check "delete --cascade=orphan" 0 '"php-apache" deleted' -- fed delete hpa php-apache --cascade=orphan
 check "the member copies remain" 0 '^1 [0-9]+\|1 [0-9]+\|1 [0-9]+$' -- limits
 check "and are no longer managed" 0 '^$' -- k --context=member1 get hpa php-apache -o 'jsonpath={.metadata.labels.federation\.kubernetes\.io/managed-by}'
+
+# The controller-manager ran as itself (not a system:master), and its role sufficed: the audit log
+# has its requests and not one 403 among them.
+controller_answers() {
+  python3 - "$E2E_DIR/up/audit.log" <<'PY'
+import collections, json, sys
+codes = collections.Counter()
+for line in open(sys.argv[1]):
+    event = json.loads(line)
+    if event["user"]["username"] == "system:fedhpa-controller-manager":
+        assert "system:masters" not in event["user"].get("groups", []), event
+        codes["denied" if event["responseStatus"]["code"] == 403 else "served"] += 1
+print("served", codes["served"] > 100, "denied", codes["denied"])
+PY
+}
+check "the controller-manager's own identity was never denied" 0 '^served True denied 0$' -- controller_answers
+check "the operator's kubeconfig is a system:master" 0 '^yes$' -- fed auth can-i '*' '*' --all-namespaces
 
 summary

@@ -18,17 +18,9 @@ void PolicyCache::invalidate() {
 std::shared_ptr<const Policy> PolicyCache::current() {
   std::lock_guard lock(mutex_);
   if (!stale_ && policy_) return policy_;
-  auto policy = std::make_shared<Policy>();
   const auto everything = [](ResourceStore& store) { return store.list({"", {}, std::nullopt, ""}).items; };
-  for (const auto& role : everything(clusterRoles_)) policy->clusterRoles[role["metadata"].value("name", "")] = rulesOf(role);
-  for (const auto& role : everything(roles_))
-    policy->roles[{role["metadata"].value("namespace", ""), role["metadata"].value("name", "")}] = rulesOf(role);
-  for (const auto& binding : everything(clusterRoleBindings_))
-    policy->clusterRoleBindings.push_back(Binding::fromJson(binding));
-  for (const auto& binding : everything(roleBindings_)) {
-    Binding parsed = Binding::fromJson(binding);
-    policy->roleBindings[parsed.namespaceName].push_back(std::move(parsed));
-  }
+  auto policy = std::make_shared<Policy>(Policy::fromObjects(everything(clusterRoles_), everything(roles_),
+                                                             everything(clusterRoleBindings_), everything(roleBindings_)));
   policy_ = std::move(policy);
   stale_ = false;
   return policy_;

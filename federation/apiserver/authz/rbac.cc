@@ -161,6 +161,22 @@ const std::vector<PolicyRule>* Policy::rulesOfBinding(const Binding& binding) co
   return nullptr;
 }
 
+Policy Policy::fromObjects(const std::vector<json>& clusterRoles, const std::vector<json>& roles,
+                           const std::vector<json>& clusterRoleBindings, const std::vector<json>& roleBindings) {
+  Policy policy;
+  const auto metaOf = [](const json& object, const char* key) {
+    return object.contains("metadata") ? stringField(object["metadata"], key) : std::string();
+  };
+  for (const auto& role : clusterRoles) policy.clusterRoles[metaOf(role, "name")] = rulesOf(role);
+  for (const auto& role : roles) policy.roles[{metaOf(role, "namespace"), metaOf(role, "name")}] = rulesOf(role);
+  for (const auto& binding : clusterRoleBindings) policy.clusterRoleBindings.push_back(Binding::fromJson(binding));
+  for (const auto& binding : roleBindings) {
+    Binding parsed = Binding::fromJson(binding);
+    policy.roleBindings[parsed.namespaceName].push_back(std::move(parsed));
+  }
+  return policy;
+}
+
 bool ruleAllows(const Attributes& a, const PolicyRule& rule) {
   if (!verbMatches(rule, a.verb)) return false;
   if (!a.resourceRequest) return urlMatches(rule.nonResourceURLs, a.path);

@@ -58,8 +58,12 @@ struct Policy {
   std::vector<Binding> clusterRoleBindings;
   std::map<std::string, std::vector<Binding>> roleBindings;  // by namespace
 
-  // The rules a binding grants; nullopt when its role does not exist (the binding grants nothing).
+  // The rules a binding grants; nullptr when its role does not exist (the binding grants nothing).
   const std::vector<PolicyRule>* rulesOfBinding(const Binding& binding) const;
+
+  static Policy fromObjects(const std::vector<nlohmann::json>& clusterRoles, const std::vector<nlohmann::json>& roles,
+                            const std::vector<nlohmann::json>& clusterRoleBindings,
+                            const std::vector<nlohmann::json>& roleBindings);
 };
 
 struct Decision {
