@@ -174,7 +174,8 @@ TEST(Discovery, AggregatedDocumentHasWhatKubectlNeeds) {
 TEST(OpenApi, EveryServedGroupVersionDeclaresFieldValidationOnPatch) {
   const auto resources = federationResources();
   const json root = openApiRoot(resources);
-  EXPECT_EQ(root["paths"].size(), 6u);  // api/v1, autoscaling v2+v1, apps, coordination, federation
+  // api/v1, autoscaling v2+v1, apps, coordination, federation, rbac, authorization
+  EXPECT_EQ(root["paths"].size(), 8u);
   for (const auto& [path, entry] : root["paths"].items()) {
     EXPECT_THAT(entry["serverRelativeURL"].get<std::string>(), HasSubstr("?hash="));
     const auto document = openApiDocument(resources, path);
@@ -188,7 +189,10 @@ TEST(OpenApi, EveryServedGroupVersionDeclaresFieldValidationOnPatch) {
       for (const auto& parameter : operations["patch"]["parameters"]) declared |= parameter["name"] == "fieldValidation";
       EXPECT_TRUE(declared) << url;
     }
-    EXPECT_GT(patches, 0) << path;
+    // The authorization.k8s.io reviews are create-only.
+    if (path.find("authorization.k8s.io") == std::string::npos || path.find("rbac") != std::string::npos) {
+      EXPECT_GT(patches, 0) << path;
+    }
   }
 }
 
