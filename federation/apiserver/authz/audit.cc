@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <random>
 #include <stdexcept>
 
 #include "federation/api/machinery/untrusted_json.h"
@@ -51,11 +50,22 @@ std::string percentEncoded(const std::string& text) {
 
 }  // namespace
 
-std::string newAuditId() {
+AuditIdGenerator::AuditIdGenerator() {
   std::random_device device;
-  std::uniform_int_distribution<unsigned> byte(0, 255);
+  std::seed_seq seed{device(), device(), device(), device(), device(), device(), device(), device()};
+  engine_.seed(seed);
+}
+
+std::string AuditIdGenerator::next() {
   unsigned char bytes[16];
-  for (auto& b : bytes) b = static_cast<unsigned char>(byte(device));
+  {
+    std::lock_guard lock(mutex_);
+    const std::uint64_t high = engine_(), low = engine_();
+    for (int i = 0; i < 8; ++i) {
+      bytes[i] = static_cast<unsigned char>(high >> (8 * i));
+      bytes[8 + i] = static_cast<unsigned char>(low >> (8 * i));
+    }
+  }
   bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
   bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
   char out[37];

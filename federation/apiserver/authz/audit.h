@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,17 @@ class AuditLog {
   std::uint64_t written_ = 0;
 };
 
-// A random version-4 UUID, as kube-apiserver's audit IDs.
-std::string newAuditId();
+// Random version-4 UUIDs, as kube-apiserver's audit IDs: unique, not secret, so one seeded engine
+// serves every request instead of reading the system's entropy source per request.
+class AuditIdGenerator {
+ public:
+  AuditIdGenerator();
+  std::string next();
+
+ private:
+  std::mutex mutex_;
+  std::mt19937_64 engine_;
+};
 
 // "/apis/autoscaling/v2/namespaces/x/horizontalpodautoscalers?watch=true": path and query, re-encoded.
 std::string requestUri(const http::Request& request);

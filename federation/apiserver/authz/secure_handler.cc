@@ -31,11 +31,11 @@ bool isWrite(const std::string& verb) {
 }
 
 // An Audit-ID a client sent is kept (kube does so) when it is a plain token.
-std::string auditIdOf(const http::Request& request) {
+std::string auditIdOf(const http::Request& request, AuditIdGenerator& ids) {
   const std::string sent = request.header("Audit-ID").value_or("");
   const bool plain = !sent.empty() && sent.size() <= 128 &&
                      std::all_of(sent.begin(), sent.end(), [](unsigned char c) { return std::isalnum(c) || c == '-'; });
-  return plain ? sent : newAuditId();
+  return plain ? sent : ids.next();
 }
 
 http::UserInfo asUserInfo(const UserIdentity& user) { return {user.name, user.uid, user.groups}; }
@@ -95,7 +95,7 @@ class SecureHandler : public http::Handler {
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     AuditRecord record;
     record.received = std::chrono::system_clock::now();
-    record.auditId = auditIdOf(request);
+    record.auditId = auditIdOf(request, auditIds_);
     record.user = identityOf(request.user);
     record.verb = request.method;
     if (audit_) {
@@ -190,6 +190,7 @@ class SecureHandler : public http::Handler {
   std::unique_ptr<PolicyCache> policy_;
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<AuditLog> audit_;
+  AuditIdGenerator auditIds_;
 };
 
 }  // namespace
