@@ -1,6 +1,7 @@
 #include "federation/apiserver/authz/secure_handler.h"
 
-#include <set>
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "federation/apiserver/authz/audit.h"
