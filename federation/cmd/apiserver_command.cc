@@ -3,12 +3,13 @@
 #include <csignal>
 #include <iostream>
 
+#include "clusters/client/rest_client.h"
 #include "federation/api/resource.h"
 #include "federation/apiserver/api_server.h"
 #include "federation/cmd/flags.h"
 #include "federation/cmd/serve.h"
+#include "federation/cmd/storage_flags.h"
 #include "federation/common/logging.h"
-#include "federation/storage/sqlite_storage.h"
 
 namespace fedhpa::cmd {
 
@@ -16,12 +17,12 @@ namespace po = boost::program_options;
 
 int apiserverMain(int argc, char** argv) {
   std::string listen;
-  std::string dataDir;
+  StorageFlags storageFlags;
   ServeFlags serve;
-  po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT --data-dir DIR");
+  po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT (--data-dir DIR | --etcd-servers URL[,URL...])");
   options.add_options()
-      ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
-      ("data-dir", po::value<std::string>(&dataDir)->required(), "directory of the SQLite database");
+      ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)");
+  addStorageFlags(options, storageFlags, "");
   addServeFlags(options, serve);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
@@ -31,14 +32,18 @@ int apiserverMain(int argc, char** argv) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;
   }
-  std::unique_ptr<storage::Storage> storage;
-  try {
-    storage = storage::SqliteStorage::open(dataDir, {});
-  } catch (const std::exception& error) {
-    std::cerr << "error: --data-dir " << dataDir << ": " << error.what() << "\n";
+  if (storageFlags.dataDir.empty() && storageFlags.etcdServers.empty()) {
+    std::cerr << "error: one of --data-dir or --etcd-servers is required\n";
+    return kUsageError;
+  }
+  // etcd is reached through cpprestsdk: a small pool, as its 40 default threads cost latency here.
+  clusters::initializeHttpClientPool(4);
+  auto storage = openStorage(storageFlags);
+  if (const auto* error = std::get_if<std::string>(&storage)) {
+    std::cerr << "error: " << *error << "\n";
     return 1;
   }
-  apiserver::ApiServer server(std::move(storage), api::federationResources(), serverOptions);
+  apiserver::ApiServer server(std::move(std::get<std::unique_ptr<storage::Storage>>(storage)), api::federationResources(), serverOptions);
   return serveUntilSignal([&] { return server.start(); }, [&] { server.stop(); }, serverOptions.http);
 }
 
