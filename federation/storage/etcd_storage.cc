@@ -189,6 +189,8 @@ class EtcdWatch : public Watch {
             return;
           }
           FEDHPA_LOG(debug) << "etcd watch on " << target.key << ": " << error.what();
+        } catch (const std::exception& error) {  // an unreadable answer: try again, as after a broken stream
+          FEDHPA_LOG(debug) << "etcd watch on " << target.key << ": " << error.what();
         }
       }
     }
