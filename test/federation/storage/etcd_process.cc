@@ -34,6 +34,16 @@ int freePort() {
 
 }  // namespace
 
+EtcdProcess::EtcdProcess(const std::string& name, EtcdServerTls tls, EtcdTlsFiles probeTls)
+    : tls_(std::move(tls)), probeTls_(std::move(probeTls)),
+      dir_(std::filesystem::temp_directory_path() / ("fedhpa-etcd-" + std::to_string(::getpid()) + "-" + name)),
+      name_(name), clientPort_(freePort()), peerPort_(freePort()),
+      clientUrl_("https://127.0.0.1:" + std::to_string(clientPort_)) {
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+  start();
+}
+
 EtcdProcess::EtcdProcess(const std::string& name)
     : dir_(std::filesystem::temp_directory_path() / ("fedhpa-etcd-" + std::to_string(::getpid()) + "-" + name)),
       name_(name), clientPort_(freePort()), peerPort_(freePort()),
@@ -73,6 +83,12 @@ void EtcdProcess::start() {
                                    "--initial-cluster=" + name_ + "=" + peerUrl,
                                    "--experimental-watch-progress-notify-interval=5s",
                                    "--log-level=warn"};
+  if (tls_) {
+    args.push_back("--cert-file=" + tls_->certFile);
+    args.push_back("--key-file=" + tls_->keyFile);
+    args.push_back("--trusted-ca-file=" + tls_->clientCaFile);
+    args.push_back("--client-cert-auth");
+  }
   const std::string log = (dir_ / "etcd.log").string();
   const pid_t parent = ::getpid();
   pid_ = ::fork();
@@ -95,7 +111,7 @@ void EtcdProcess::start() {
 }
 
 void EtcdProcess::waitUntilServing() {
-  EtcdClient client({{clientUrl_}, {}, std::chrono::seconds(2)});
+  EtcdClient client({{clientUrl_}, probeTls_, std::chrono::seconds(2)});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;

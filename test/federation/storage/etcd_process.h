@@ -5,14 +5,26 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "federation/storage/etcd_client.h"
 
 namespace fedhpa::storage::testing {
 
+// Serving TLS: etcd's certificate and key, and the CA its clients' certificates must chain to.
+struct EtcdServerTls {
+  std::string certFile;
+  std::string keyFile;
+  std::string clientCaFile;
+};
+
 class EtcdProcess {
  public:
-  // Starts etcd and waits until it serves; throws std::runtime_error when it does not.
+  // Starts etcd and waits until it serves; throws std::runtime_error when it does not. With tls,
+  // it serves https and requires client certificates; `probeTls` is what the wait connects with.
   explicit EtcdProcess(const std::string& name);
+  EtcdProcess(const std::string& name, EtcdServerTls tls, EtcdTlsFiles probeTls);
   ~EtcdProcess();  // kills etcd and removes its data
   EtcdProcess(const EtcdProcess&) = delete;
   EtcdProcess& operator=(const EtcdProcess&) = delete;
@@ -25,6 +37,8 @@ class EtcdProcess {
   void start();
   void waitUntilServing();
 
+  std::optional<EtcdServerTls> tls_;
+  EtcdTlsFiles probeTls_;
   std::filesystem::path dir_;
   std::string name_;
   int clientPort_ = 0;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <condition_variable>
 #include <mutex>
 #include <random>
@@ -107,6 +109,40 @@ TEST(EtcdStorage, WatchGoesOnAcrossAnEtcdRestartWithoutGapOrDuplicate) {
   EXPECT_TRUE(seen.wait_for(lock, std::chrono::seconds(20), [&] { return values.size() >= 2; }));
   EXPECT_EQ(values, (std::vector<std::string>{"before", "after"}));
   EXPECT_FALSE(watch->ended());
+}
+
+// --etcd-cafile/--etcd-certfile/--etcd-keyfile: etcd serving https and requiring client
+// certificates; without the client certificate nothing gets through.
+TEST(EtcdStorage, SpeaksTlsWithAClientCertificate) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fedhpa-etcd-tls-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string d = dir.string();
+  const std::string script =
+      "cd " + d + " && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout ca.key -out ca.crt -subj /CN=test-ca"
+      " 2>/dev/null && for who in server client; do openssl req -newkey rsa:2048 -nodes -keyout $who.key -out $who.csr"
+      " -subj /CN=$who 2>/dev/null && printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > $who.ext"
+      " && openssl x509 -req -in $who.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out $who.crt -extfile $who.ext"
+      " 2>/dev/null || exit 1; done";
+  ASSERT_EQ(std::system(script.c_str()), 0) << "openssl could not make the test certificates";
+  const EtcdTlsFiles client{d + "/ca.crt", d + "/client.crt", d + "/client.key"};
+  testing::EtcdProcess etcd("tls", {d + "/server.crt", d + "/server.key", d + "/ca.crt"}, client);
+  EtcdOptions options;
+  options.client.endpoints = {etcd.clientUrl()};
+  options.client.tls = client;
+  auto storage = EtcdStorage::open(options);
+  const KeyValue created = storage->create("/r/a", "secret");
+  EXPECT_EQ(storage->get("/r/a")->value, "secret");
+  EXPECT_EQ(created.createRevision, created.modRevision);
+
+  options.client.tls = {d + "/ca.crt", "", ""};
+  try {
+    EtcdStorage::open(options);
+    ADD_FAILURE() << "etcd answered a client without a certificate";
+  } catch (const StorageError& error) {
+    EXPECT_EQ(error.code(), StorageError::Code::Unavailable);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // A writer creates keys as fast as etcd acknowledges them while etcd is killed with SIGKILL at a
