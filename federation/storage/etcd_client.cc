@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "federation/common/logging.h"
 #include "federation/storage/storage.h"
@@ -22,6 +23,8 @@ namespace {
 // cpprestsdk's timeout is an inactivity timer and 0 cancels at once, so a stream that must survive
 // long silences gets a very long one instead of none.
 constexpr std::chrono::hours kStreamTimeout{24 * 365};
+constexpr std::size_t kReadRounds = 4;
+constexpr std::chrono::milliseconds kBetweenRounds{250};
 
 std::string readFile(const std::string& path, const char* what) {
   if (path.empty()) return {};
@@ -108,15 +111,21 @@ class EtcdClient::Impl {
   }
 
   EtcdReply call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
-    http::http_request request(http::methods::POST);
-    request.set_request_uri(path);
-    request.set_body(body.dump(), "application/json");
-    if (errorLikely) request.headers().add("Connection", "close");
+    const std::string payload = body.dump();
     std::string failures;
+    // A read goes round the endpoints a few times: an election after a member died answers 503
+    // ("no leader") everywhere for about a second.
+    const std::size_t attempts = options_.endpoints.size() * (repeatable ? kReadRounds : 1);
     const std::size_t first = preferred_.load();
-    for (std::size_t attempt = 0; attempt < options_.endpoints.size(); ++attempt) {
+    for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
       const std::size_t index = (first + attempt) % options_.endpoints.size();
+      if (attempt > 0 && index == first) std::this_thread::sleep_for(kBetweenRounds * (attempt / options_.endpoints.size()));
       const std::shared_ptr<http_client> client = clientFor(index);
+      // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
+      http::http_request request(http::methods::POST);
+      request.set_request_uri(path);
+      request.set_body(payload, "application/json");
+      if (errorLikely) request.headers().add("Connection", "close");
       try {
         http::http_response response = client->request(request).get();
         const std::string text = response.extract_utf8string(true).get();
@@ -137,12 +146,6 @@ class EtcdClient::Impl {
           throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
         FEDHPA_LOG(debug) << "etcd " << options_.endpoints[index] << path << ": " << error.what() << "; trying the next endpoint";
       }
-      // An http_request can be sent once; the next endpoint gets a copy.
-      http::http_request again(http::methods::POST);
-      again.set_request_uri(path);
-      again.set_body(body.dump(), "application/json");
-      if (errorLikely) again.headers().add("Connection", "close");
-      request = again;
     }
     throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
   }

@@ -56,9 +56,10 @@ class EtcdClient {
   EtcdClient& operator=(const EtcdClient&) = delete;
 
   // POSTs body to path ("/v3/kv/range"). A request that cannot have reached etcd (connection
-  // refused) goes to the next endpoint; any other transport failure does too when `repeatable`
-  // (reads), and otherwise throws StorageError(Unavailable): a write that may have been applied
-  // must not be applied twice. Unavailable too when every endpoint failed.
+  // refused) goes to the next endpoint; any other transport failure or a 503 does too when
+  // `repeatable` (reads, which go round the endpoints up to four times, 0.25 s, 0.5 s, 0.75 s apart),
+  // and otherwise throws StorageError(Unavailable): a write that may have been applied must not be
+  // applied twice. Unavailable too when every endpoint failed.
   //
   // The gateway ends every error reply with an HTTP trailer that cpprestsdk does not read, so the
   // connection's next reply would start with it ("Invalid HTTP status line"). A request that may

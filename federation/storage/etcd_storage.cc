@@ -29,6 +29,9 @@ KeyValue keyValueOf(const json& kv, const std::string& etcdPrefix) {
           int64Field(kv, "mod_revision")};
 }
 
+// The store's revision when etcd answered (every reply's header carries it).
+Revision headerRevision(const json& reply) { return int64Field(reply.value("header", json::object()), "revision"); }
+
 bool mentions(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
 
 // etcd's OutOfRange answers (a compacted or future revision) are our Expired; everything else that
@@ -127,7 +130,7 @@ class EtcdWatch : public Watch {
     }
     if (!result.contains("events")) {
       // A progress notification: every event up to this revision has been sent.
-      if (!result.value("created", false)) last = std::max(last, int64Field(result["header"], "revision"));
+      if (!result.value("created", false)) last = std::max(last, headerRevision(result));
       return true;
     }
     for (const json& raw : result["events"]) {
@@ -244,7 +247,7 @@ class EtcdStorage::Impl {
     const json& reply =
         checked(client_->call("/v3/kv/range", request, true, options.atRevision.has_value()), "list " + options.prefix);
     ListResult result;
-    result.revision = options.atRevision.value_or(int64Field(reply["header"], "revision"));
+    result.revision = options.atRevision.value_or(headerRevision(reply));
     if (reply.contains("kvs"))
       for (const json& kv : reply["kvs"]) result.items.push_back(keyValue(kv));
     result.more = reply.value("more", false);
@@ -259,7 +262,7 @@ class EtcdStorage::Impl {
         {"failure", readBack(etcdKey)}};
     const json& reply = checked(client_->call("/v3/kv/txn", txn, false), "create " + key);
     if (!reply.value("succeeded", false)) throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
-    const Revision revision = int64Field(reply["header"], "revision");
+    const Revision revision = headerRevision(reply);
     compactBehind(revision);
     return {key, value, revision, revision};
   }
@@ -271,7 +274,7 @@ class EtcdStorage::Impl {
                       {"failure", readBack(etcdKey)}};
     const json& reply = checked(client_->call("/v3/kv/txn", txn, false), "update " + key);
     if (!reply.value("succeeded", false)) throwCompareFailed(key, reply);
-    const Revision revision = int64Field(reply["header"], "revision");
+    const Revision revision = headerRevision(reply);
     const json& put = firstResponse(reply, "response_put");
     compactBehind(revision);
     return {key, value, int64Field(put.value("prev_kv", json::object()), "create_revision"), revision};
@@ -288,7 +291,7 @@ class EtcdStorage::Impl {
     if (!deleted.contains("prev_kvs") || deleted["prev_kvs"].empty())
       throw StorageError(StorageError::Code::Unavailable, "delete " + key + ": etcd returned no previous value");
     KeyValue last = keyValue(deleted["prev_kvs"][0]);
-    last.modRevision = int64Field(reply["header"], "revision");
+    last.modRevision = headerRevision(reply);
     compactBehind(last.modRevision);
     return last;
   }
@@ -302,7 +305,7 @@ class EtcdStorage::Impl {
   Revision currentRevision() {
     const json& reply =
         checked(client_->call("/v3/kv/range", {{"key", toBase64(prefix_)}, {"count_only", true}}, true), "revision");
-    return int64Field(reply["header"], "revision");
+    return headerRevision(reply);
   }
 
   Revision oldestRevision() {

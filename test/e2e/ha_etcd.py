@@ -208,7 +208,16 @@ backend apiservers
     check("apiserver-1 shows the patch made on apiserver-2 while it was dead", out.strip() == "12", out)
     print(f"# kills at {time.strftime('%H:%M:%S', time.localtime(killed_at))} with the members' (min, max) at {at_kill}; "
           f"{len(acknowledged)} acknowledged writes")
+except Exception:
+    fed.failed += 1
+    raise
 finally:
+    if fed.failed:
+        for name in APISERVERS:
+            path = os.path.join(fed.work, name + ".err")
+            if os.path.exists(path):
+                lines = [l for l in open(path, errors="replace").read().splitlines() if " debug " not in l and "[debug]" not in l]
+                print(f"--- {name}.err (tail)\n" + "\n".join(lines[-40:]))
     if haproxy:
         haproxy.kill()
         haproxy.wait()
