@@ -94,7 +94,7 @@ ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, stor
 
 std::string ResourceStore::keyPrefix(const std::string& namespaceName) const {
   const auto& names = type_->names();
-  std::string prefix = "/registry/" + (names.group.empty() ? std::string("core") : names.group) + "/" +
+  std::string prefix = "/" + (names.group.empty() ? std::string("core") : names.group) + "/" +
                        names.resource + "/";
   if (names.namespaced && !namespaceName.empty()) prefix += namespaceName + "/";
   return prefix;

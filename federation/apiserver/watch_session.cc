@@ -121,6 +121,12 @@ bool WatchSession::tick(std::chrono::steady_clock::time_point now) {
     stream_->close();
     return false;
   }
+  if (subscription_ && subscription_->ended()) {
+    // The storage lost its stream and cannot resume it: the client lists again, as after compaction.
+    sendError(api::ApiError::expired("the storage watch ended: its history was compacted while it reconnected"));
+    stream_->close();
+    return false;
+  }
   if (params_.allowBookmarks && now >= nextBookmark_) {
     nextBookmark_ = now + kBookmarkInterval;
     const auto& names = store_.type().names();

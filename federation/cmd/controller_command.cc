@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <boost/algorithm/string/join.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "federation/api/machinery/base64.h"
 #include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/storage_flags.h"
 #include "federation/cmd/up_pki.h"
 #include "federation/common/duration.h"
 #include "federation/common/logging.h"
@@ -24,7 +26,6 @@
 #include "federation/controller/controller_manager.h"
 #include "federation/controller/leader_election.h"
 #include "federation/apiserver/http/server.h"
-#include "federation/storage/sqlite_storage.h"
 
 namespace fedhpa::cmd {
 
@@ -210,19 +211,22 @@ int controllerManagerMain(int argc, char** argv) {
 }
 
 int upMain(int argc, char** argv) {
-  std::string dataDir;
+  StorageFlags storageFlags;
   std::string kubeconfigOut;
   int members = 3;
+  int apiservers = 1;
   std::string hpaSyncPeriod;
   std::string auditLogPath;
   ControllerFlags flags;
-  po::options_description options("fedhpa up [--data-dir _output/data] [--kubeconfig-out _output/kubeconfig] [--members 3]");
+  po::options_description options(
+      "fedhpa up [--data-dir _output/data | --etcd-servers URL --apiservers N] [--kubeconfig-out _output/kubeconfig] [--members 3]");
   options.add_options()
-      ("data-dir", po::value<std::string>(&dataDir)->default_value("_output/data"), "the federation API's SQLite data (kept across runs)")
       ("kubeconfig-out", po::value<std::string>(&kubeconfigOut)->default_value("_output/kubeconfig"), "where to write the kubeconfig")
       ("members", po::value<int>(&members)->default_value(3), "simulated member clusters")
+      ("apiservers", po::value<int>(&apiservers)->default_value(1), "federation API servers, all on one storage (more than one needs --etcd-servers)")
       ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("5s"), "the members' HPA sync period")
       ("audit-log-path", po::value<std::string>(&auditLogPath), "the federation API's audit log (audit.k8s.io/v1 Events, one per line)");
+  addStorageFlags(options, storageFlags, "_output/data");
   addControllerFlags(options, flags);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
@@ -232,13 +236,16 @@ int upMain(int argc, char** argv) {
     std::cerr << "error: " << (error ? *error : "--hpa-sync-period and --members must be positive") << "\n";
     return kUsageError;
   }
+  if (apiservers < 1 || (apiservers > 1 && storageFlags.etcdServers.empty())) {
+    std::cerr << "error: --apiservers must be positive, and more than one share etcd (--etcd-servers)\n";
+    return kUsageError;
+  }
   blockSignals();
   clusters::initializeHttpClientPool(4);
 
-  // The federation API server, on its data dir, as one would expose it: HTTPS, client
-  // certificates, RBAC. The operator is a system:master; the controller-manager has its own
-  // identity, bound to its role only.
-  const auto pkiDir = std::filesystem::absolute(dataDir) / "pki";
+  // The federation API servers, as one would expose them: HTTPS, client certificates, RBAC. The
+  // operator is a system:master; the controller-manager has its own identity, bound to its role only.
+  const auto pkiDir = std::filesystem::absolute(storageFlags.dataDir) / "pki";
   std::filesystem::create_directories(pkiDir);
   const PemPair ca = newCertificateAuthority("fedhpa-ca");
   const PemPair serving = issueServerCertificate(ca);
@@ -256,9 +263,21 @@ int upMain(int argc, char** argv) {
   serverOptions.http.clientCaFile = writePrivate("ca.crt", ca.certificate);
   serverOptions.security.mode = apiserver::authz::AuthorizationMode::Rbac;
   serverOptions.security.auditLogPath = auditLogPath;
-  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}), api::federationResources(),
-                                        serverOptions);
-  const std::string federationUrl = "https://127.0.0.1:" + std::to_string(federationServer.start());
+  // One on SQLite, or several on one etcd, each with a storage of its own.
+  std::vector<std::unique_ptr<apiserver::ApiServer>> federationServers;
+  std::vector<std::string> federationUrls;
+  for (int i = 0; i < apiservers; ++i) {
+    auto storage = openStorage(storageFlags);
+    if (const auto* error = std::get_if<std::string>(&storage)) {
+      std::cerr << "error: " << *error << "\n";
+      return 1;
+    }
+    federationServers.push_back(std::make_unique<apiserver::ApiServer>(
+        std::move(std::get<std::unique_ptr<storage::Storage>>(storage)), api::federationResources(),
+        serverOptions));
+    federationUrls.push_back("https://127.0.0.1:" + std::to_string(federationServers.back()->start()));
+  }
+  const std::string& federationUrl = federationUrls.front();
   // The members.
   std::vector<std::unique_ptr<sim::MemberSimulator>> simulators;
   std::vector<std::pair<std::string, std::string>> memberUrls;
@@ -273,13 +292,19 @@ int upMain(int argc, char** argv) {
   // admin, the (unauthenticated) member-sims as a user without credentials.
   const auto data = [](const std::string& pem) { return api::machinery::encodeBase64(pem); };
   std::ostringstream config;
-  config << "apiVersion: v1\nkind: Config\ncurrent-context: federation-cluster\nclusters:\n"
-         << "- name: federation-cluster\n  cluster: {server: \"" << federationUrl
-         << "\", certificate-authority-data: " << data(ca.certificate) << "}\n";
+  // Several API servers: federation-cluster is the first, federation-apiserver-N each other one.
+  std::vector<std::pair<std::string, std::string>> federationContexts = {{"federation-cluster", federationUrl}};
+  for (std::size_t i = 1; i < federationUrls.size(); ++i)
+    federationContexts.push_back({"federation-apiserver-" + std::to_string(i + 1), federationUrls[i]});
+  config << "apiVersion: v1\nkind: Config\ncurrent-context: federation-cluster\nclusters:\n";
+  for (const auto& [name, url] : federationContexts)
+    config << "- name: " << name << "\n  cluster: {server: \"" << url
+           << "\", certificate-authority-data: " << data(ca.certificate) << "}\n";
   for (const auto& [name, url] : memberUrls) config << "- name: " << name << "\n  cluster: {server: \"" << url << "\"}\n";
   config << "users:\n- name: admin\n  user: {client-certificate-data: " << data(admin.certificate)
-         << ", client-key-data: " << data(admin.privateKey) << "}\n- name: member-admin\n  user: {}\ncontexts:\n"
-         << "- name: federation-cluster\n  context: {cluster: federation-cluster, user: admin, namespace: default}\n";
+         << ", client-key-data: " << data(admin.privateKey) << "}\n- name: member-admin\n  user: {}\ncontexts:\n";
+  for (const auto& [name, url] : federationContexts)
+    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
   for (const auto& [name, url] : memberUrls)
     config << "- name: " << name << "\n  context: {cluster: " << name << ", user: member-admin, namespace: default}\n";
   const auto kubeconfigPath = std::filesystem::absolute(kubeconfigOut);
@@ -308,7 +333,7 @@ int upMain(int argc, char** argv) {
   clusters::RestClient federation(federationConfig);
   RealTimeSource time;
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
-  std::cout << "federation up: API " << federationUrl << ", " << members << " members\n"
+  std::cout << "federation up: API " << boost::algorithm::join(federationUrls, ", ") << ", " << members << " members\n"
             << "kubeconfig: " << kubeconfigPath.string() << "\n"
             << "Try (the walkthrough, in another terminal):\n"
             << "  export KUBECONFIG=" << kubeconfigPath.string() << "\n"
@@ -321,7 +346,7 @@ int upMain(int argc, char** argv) {
             << "Ctrl-C stops it." << std::endl;
   const int code = runManager(federationConfig, manager, flags.leaderElect, time);
   for (auto& simulator : simulators) simulator->stop();
-  federationServer.stop();
+  for (auto& server : federationServers) server->stop();
   return code;
 }
 

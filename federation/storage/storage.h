@@ -64,6 +64,9 @@ struct WatchEvent {
 class Watch {
  public:
   virtual ~Watch() = default;
+  // True once the watch can deliver nothing more: a networked backend lost its stream and the
+  // history it would resume from is compacted. The watcher lists again, as after Expired.
+  virtual bool ended() const { return false; }
 };
 
 using WatchCallback = std::function<void(const WatchEvent&)>;

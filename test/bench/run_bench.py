@@ -12,6 +12,8 @@ Each figure is measured in this run next to its reference, and the ratio is prin
   control     control_plane_bench: convergence, reaction, apiserver, memory, and at member latency
               50 ms: latency (10 members), reaction-latency (3 members, idle requests) (real processes)
   kubectl     `kubectl get hpa` over 10,000 HPAs against the same over one, same apiserver
+  etcd        etcd_bench.py: creates through fedhpa on etcd against raw etcd puts through the same
+              gateway (goal >= 0.5), GET/LIST/watch fan-out on etcd against SQLite (real processes)
 Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE[,PHASE...]]
   --only: only these control_plane_bench phases (convergence, reaction, apiserver, memory,
           latency, reaction-latency), none of the other benchmarks"""
@@ -167,10 +169,17 @@ def kubectl_rows():
         shutil.rmtree(data, ignore_errors=True)
 
 
+def etcd_rows():
+    sys.path.insert(0, here)
+    import etcd_bench
+    rows.extend(etcd_bench.rows(build, smoke))
+
+
 if not only:
     partition_rows()
     tracking_rows()
     kubectl_rows()
+    etcd_rows()
 control_plane_rows()
 widths = [max(len(r[i]) for r in rows + [("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO")]) + 2 for i in range(4)]
 print("".join(h.ljust(w) for h, w in zip(("BENCHMARK", "VALUE", "REFERENCE (same run)", "RATIO"), widths)).rstrip())

@@ -170,10 +170,10 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
   {
     // While the server is down, more changes than its history keeps.
     auto storage = storage::SqliteStorage::open(dir_, {historyLimit_});
-    const auto kv = storage->get("/registry/autoscaling/horizontalpodautoscalers/default/gone-while-away");
+    const auto kv = storage->get("/autoscaling/horizontalpodautoscalers/default/gone-while-away");
     ASSERT_TRUE(kv);
     storage->remove(kv->key, kv->modRevision);
-    for (int i = 0; i < 20; ++i) storage->create("/registry/core/events/default/filler-" + std::to_string(i), "{}");
+    for (int i = 0; i < 20; ++i) storage->create("/core/events/default/filler-" + std::to_string(i), "{}");
   }
   startServer(port_);
   client_->create(kHpas, "default", hpa("new", 2));

@@ -1,5 +1,5 @@
 // One conformance suite for every Storage backend: written against the interface, instantiated
-// per backend (SQLite on disk and in memory today; etcd is one more instantiation).
+// per backend (SQLite on disk and in memory, and etcd: a real one, started once for the suite).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +9,9 @@
 #include <set>
 #include <thread>
 
+#include "federation/storage/etcd_storage.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/storage/etcd_process.h"
 
 namespace fedhpa::storage {
 namespace {
@@ -25,7 +27,16 @@ std::vector<Backend> backends() {
   return {{"SqliteFile",
            [](const std::filesystem::path& dir, std::size_t limit) { return SqliteStorage::open(dir, {limit}); }},
           {"SqliteMemory",
-           [](const std::filesystem::path&, std::size_t limit) { return SqliteStorage::openInMemory({limit}); }}};
+           [](const std::filesystem::path&, std::size_t limit) { return SqliteStorage::openInMemory({limit}); }},
+          // One etcd for the whole suite; each test its own key prefix (etcd's revisions are shared).
+          {"Etcd", [](const std::filesystem::path& dir, std::size_t limit) {
+             static testing::EtcdProcess etcd("conformance");
+             EtcdOptions options;
+             options.client.endpoints = {etcd.clientUrl()};
+             options.prefix = "/test" + dir.string();
+             options.historyLimit = limit;
+             return EtcdStorage::open(options);
+           }}};
 }
 
 // Collects watch events and lets a test wait for a number of them.

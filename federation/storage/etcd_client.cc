@@ -1,0 +1,229 @@
+#include "federation/storage/etcd_client.h"
+
+#include <cpprest/containerstream.h>
+#include <cpprest/http_client.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "federation/common/logging.h"
+#include "federation/storage/storage.h"
+
+namespace fedhpa::storage {
+
+namespace http = web::http;
+using web::http::client::http_client;
+using web::http::client::http_client_config;
+using nlohmann::json;
+
+namespace {
+
+// cpprestsdk's timeout is an inactivity timer and 0 cancels at once, so a stream that must survive
+// long silences gets a very long one instead of none.
+constexpr std::chrono::hours kStreamTimeout{24 * 365};
+constexpr std::size_t kReadRounds = 4;
+constexpr std::chrono::milliseconds kBetweenRounds{250};
+
+std::string readFile(const std::string& path, const char* what) {
+  if (path.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || text.str().empty())
+    throw StorageError(StorageError::Code::Unavailable, std::string("cannot read the etcd ") + what + " " + path);
+  return text.str();
+}
+
+// Failures that happen before etcd can have seen the request: safe to send elsewhere even for a write.
+bool neverReachedEtcd(const std::exception& error) {
+  const std::string message = error.what();
+  for (const char* before : {"Failed to connect", "Failed to resolve", "Error in SSL handshake", "Failed to set TLS SNI"})
+    if (message.find(before) != std::string::npos) return true;
+  return false;
+}
+
+class GatewayStream : public EtcdStream {
+ public:
+  GatewayStream(std::unique_ptr<http_client> client, http::http_response response,
+                pplx::cancellation_token_source cancel)
+      : client_(std::move(client)), body_(response.body()), cancel_(std::move(cancel)) {}
+  ~GatewayStream() override { cancel(); }
+
+  std::optional<json> next() override {
+    for (;;) {
+      concurrency::streams::container_buffer<std::string> line;
+      std::size_t read = 0;
+      try {
+        read = body_.read_line(line).get();
+      } catch (const std::exception& error) {
+        throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
+      }
+      if (read == 0 && body_.is_eof()) return std::nullopt;
+      const std::string& text = line.collection();
+      if (text.empty()) continue;
+      json message = json::parse(text, nullptr, false);
+      if (message.is_discarded()) throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + text);
+      return message;
+    }
+  }
+
+  void cancel() override { cancel_.cancel(); }
+
+ private:
+  std::unique_ptr<http_client> client_;  // a client of its own: its connection is never shared
+  concurrency::streams::istream body_;
+  pplx::cancellation_token_source cancel_;
+};
+
+}  // namespace
+
+std::string EtcdReply::error() const {
+  if (body.is_object() && body.contains("message") && body["message"].is_string())
+    return body["message"].get<std::string>();
+  return "HTTP " + std::to_string(status) + " " + body.dump();
+}
+
+class EtcdClient::Impl {
+ public:
+  explicit Impl(EtcdClientOptions options)
+      : options_(std::move(options)),
+        ca_(readFile(options_.tls.caFile, "CA file")),
+        cert_(readFile(options_.tls.certFile, "certificate file")),
+        key_(readFile(options_.tls.keyFile, "key file")) {
+    if (options_.endpoints.empty()) throw StorageError(StorageError::Code::Unavailable, "no etcd endpoints");
+    if (cert_.empty() != key_.empty())
+      throw StorageError(StorageError::Code::Unavailable, "an etcd client certificate needs its key, and a key its certificate");
+    for (const auto& endpoint : options_.endpoints) clients_.push_back(newClient(endpoint, options_.requestTimeout));
+  }
+
+  std::shared_ptr<http_client> clientFor(std::size_t index) {
+    std::lock_guard lock(clientsMutex_);
+    return clients_[index];
+  }
+
+  // A fresh client for the endpoint: the old one's pooled connections close when its last
+  // request ends, so none of them serves another reply after an error's unread trailer.
+  void dropConnections(std::size_t index, const std::shared_ptr<http_client>& poisoned) {
+    std::lock_guard lock(clientsMutex_);
+    if (clients_[index] == poisoned) clients_[index] = newClient(options_.endpoints[index], options_.requestTimeout);
+  }
+
+  EtcdReply call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
+    const std::string payload = body.dump();
+    std::string failures;
+    // A read goes round the endpoints a few times: an election after a member died answers 503
+    // ("no leader") everywhere for about a second.
+    const std::size_t attempts = options_.endpoints.size() * (repeatable ? kReadRounds : 1);
+    const std::size_t first = preferred_.load();
+    for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
+      const std::size_t index = (first + attempt) % options_.endpoints.size();
+      if (attempt > 0 && index == first) std::this_thread::sleep_for(kBetweenRounds * (attempt / options_.endpoints.size()));
+      const std::shared_ptr<http_client> client = clientFor(index);
+      // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
+      http::http_request request(http::methods::POST);
+      request.set_request_uri(path);
+      request.set_body(payload, "application/json");
+      if (errorLikely) request.headers().add("Connection", "close");
+      try {
+        http::http_response response = client->request(request).get();
+        const std::string text = response.extract_utf8string(true).get();
+        EtcdReply reply{response.status_code(), json::parse(text, nullptr, false)};
+        if (reply.body.is_discarded()) reply.body = json{{"message", text}};
+        if (!reply.ok() && !errorLikely) dropConnections(index, client);
+        // etcd answers 503 (no leader, member stopping) on a member that cannot serve: another may.
+        if (reply.status == 503 && repeatable) {
+          failures += " " + options_.endpoints[index] + ": " + reply.error() + ";";
+          preferred_ = (index + 1) % options_.endpoints.size();
+          continue;
+        }
+        return reply;
+      } catch (const std::exception& error) {
+        failures += " " + options_.endpoints[index] + ": " + error.what() + ";";
+        preferred_ = (index + 1) % options_.endpoints.size();
+        if (!repeatable && !neverReachedEtcd(error))
+          throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+        FEDHPA_LOG(debug) << "etcd " << options_.endpoints[index] << path << ": " << error.what() << "; trying the next endpoint";
+      }
+    }
+    throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+  }
+
+  std::unique_ptr<EtcdStream> stream(const std::string& path, const json& body) {
+    const std::string payload = body.dump();
+    std::string failures;
+    const std::size_t first = preferred_.load();
+    for (std::size_t attempt = 0; attempt < options_.endpoints.size(); ++attempt) {
+      const std::size_t index = (first + attempt) % options_.endpoints.size();
+      auto client = newClient(options_.endpoints[index], kStreamTimeout);
+      pplx::cancellation_token_source cancel;
+      try {
+        http::http_response response =
+            client->request(http::methods::POST, path, payload, "application/json", cancel.get_token()).get();
+        if (response.status_code() == 200)
+          return std::make_unique<GatewayStream>(std::move(client), std::move(response), std::move(cancel));
+        failures += " " + options_.endpoints[index] + ": HTTP " + std::to_string(response.status_code()) + ";";
+      } catch (const std::exception& error) {
+        failures += " " + options_.endpoints[index] + ": " + error.what() + ";";
+      }
+      cancel.cancel();
+      preferred_ = (index + 1) % options_.endpoints.size();
+    }
+    throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+  }
+
+  const std::vector<std::string>& endpoints() const { return options_.endpoints; }
+
+ private:
+  std::unique_ptr<http_client> newClient(const std::string& endpoint, std::chrono::seconds timeout) const {
+    http_client_config config;
+    config.set_timeout(timeout);
+    if (!ca_.empty() || !cert_.empty())
+      // Copies: a stream's client may outlive this Impl (a watch thread finishing after the storage).
+      config.set_ssl_context_callback([ca = ca_, cert = cert_, key = key_](boost::asio::ssl::context& context) {
+        if (!ca.empty()) context.add_certificate_authority(boost::asio::buffer(ca));
+        if (!cert.empty()) {
+          context.use_certificate_chain(boost::asio::buffer(cert));
+          context.use_private_key(boost::asio::buffer(key), boost::asio::ssl::context::pem);
+        }
+      });
+    return std::make_unique<http_client>(endpoint, config);
+  }
+
+  EtcdClientOptions options_;
+  const std::string ca_, cert_, key_;  // PEM, read once: the callback runs for every connection
+  std::mutex clientsMutex_;
+  std::vector<std::shared_ptr<http_client>> clients_;
+  std::atomic<std::size_t> preferred_{0};  // the endpoint that answered last
+};
+
+EtcdClient::EtcdClient(EtcdClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+EtcdClient::~EtcdClient() = default;
+EtcdReply EtcdClient::call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
+  return impl_->call(path, body, repeatable, errorLikely);
+}
+std::unique_ptr<EtcdStream> EtcdClient::stream(const std::string& path, const json& body) {
+  return impl_->stream(path, body);
+}
+const std::vector<std::string>& EtcdClient::endpoints() const { return impl_->endpoints(); }
+
+std::string toBase64(const std::string& bytes) {
+  return utility::conversions::to_base64(std::vector<unsigned char>(bytes.begin(), bytes.end()));
+}
+
+std::string fromBase64(const std::string& text) {
+  const std::vector<unsigned char> bytes = utility::conversions::from_base64(text);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::int64_t int64Field(const json& object, const char* field) {
+  if (!object.is_object()) return 0;
+  const auto it = object.find(field);
+  if (it == object.end()) return 0;
+  if (it->is_string()) return std::stoll(it->get<std::string>());
+  if (it->is_number_integer()) return it->get<std::int64_t>();
+  return 0;
+}
+
+}  // namespace fedhpa::storage
