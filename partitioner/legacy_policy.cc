@@ -28,8 +28,8 @@ std::string legacyReason(const ClusterView& v, const Limits& before, const Limit
 
 }  // namespace
 
-Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView>& views) {
-  Schedule schedule = Schedule::current(views);
+void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
+                    const std::vector<ClusterView>& views) {
   NameOrder order;
   const std::optional<KubefedResult> kubefed = kubefedV1Schedule(spec, views, order);
   if (kubefed && invariantViolations(spec, *kubefed).empty()) {
@@ -41,7 +41,7 @@ Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView
       }
       schedule.limits[i] = after;
     }
-    return schedule;
+    return;
   }
 
   // kubefed v1 has no valid answer here: keep what is placed, fitted to the spec.
@@ -52,7 +52,6 @@ Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView
                                      "to the spec instead");
   placeWithinSpec(schedule, views, spec);
   fitMinToSpec(schedule, views, spec);
-  return schedule;
 }
 
 }  // namespace fedhpa::partitioner
