@@ -45,7 +45,7 @@ void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
   }
 
   // kubefed v1 has no valid answer here: keep what is placed, fitted to the spec.
-  schedule.notes.push_back(kubefed ? "kubefed v1 would write invalid limits here (" +
+  schedule.addNote() = (kubefed ? "kubefed v1 would write invalid limits here (" +
                                          invariantViolations(spec, *kubefed).front() +
                                          "); current limits fitted to the spec instead"
                                    : "kubefed v1 would never finish here; current limits fitted "

@@ -107,7 +107,8 @@ void summarize(Plan& plan, const Schedule& schedule, const FederatedSpec& spec) 
     appendNumber(text, static_cast<Replicas>(plan.moves.size()));
     text += " cluster(s) changed";
   }
-  for (const std::string& note : schedule.notes) {
+  for (std::size_t k = 0; k < schedule.noteCount; ++k) {
+    const std::string& note = schedule.notes[k];
     text += "; ";
     text += note;
   }
@@ -119,15 +120,16 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
                       const Policy& policy, TimePoint now, Workspace& workspace) {
   Workspace::State& ws = *workspace.state_;
   Plan& plan = ws.plan;
-  plan.clusters.clear();
   plan.summary.clear();
   std::size_t moves = 0;
   if (requested.limits.max < 1) {
+    plan.clusters.clear();
     plan.moves.clear();
     plan.summary = "federated maxReplicas must be at least 1: nothing to place";
     return plan;
   }
   if (input.empty()) {
+    plan.clusters.clear();
     plan.moves.clear();
     plan.summary = "no eligible cluster: nothing to place (no Ready member matches the selector)";
     return plan;
@@ -148,14 +150,14 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
 
   // Moves and names are written over the previous plan's, so their strings keep their memory;
   // a reason is swapped in from the schedule (which keeps the old one's memory for next time).
+  plan.clusters.resize(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
     const std::optional<Limits> before =
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
-    plan.clusters.emplace_back();
-    plan.clusters.back().name.assign(views[i].name);
-    plan.clusters.back().limits = after;
+    plan.clusters[i].name.assign(views[i].name);
+    plan.clusters[i].limits = after;
     if (before == after) continue;
     if (moves == plan.moves.size()) plan.moves.emplace_back();
     Move& move = plan.moves[moves++];

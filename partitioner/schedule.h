@@ -19,7 +19,9 @@ struct Schedule {
   // target ...): received max 2 from member2, 1 from member3") from the first write.
   static constexpr std::size_t kReasonCapacity = 160;
   std::vector<std::string> reasons;  // per cluster, "; "-joined in the order they arose
-  std::vector<std::string> notes;    // plan-wide remarks for the summary
+  // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
+  std::vector<std::string> notes;
+  std::size_t noteCount = 0;
   // Each cluster's fair share of the federated max (steps.h fairShares), computed at most once
   // per plan by the first step that asks (fairSharesOf).
   std::vector<Replicas> fair;
@@ -35,7 +37,7 @@ struct Schedule {
     for (const ClusterView& view : views) limits.push_back(view.limits);
     reasons.resize(views.size());
     for (std::string& reason : reasons) reason.clear();
-    notes.clear();
+    noteCount = 0;
     fairKnown = false;
   }
 
@@ -43,6 +45,13 @@ struct Schedule {
     Scratch::Array values = scratch.zeros(limits.size());
     for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
+  }
+  // A new, empty note to write into.
+  std::string& addNote() {
+    if (noteCount == notes.size()) notes.emplace_back();
+    std::string& note = notes[noteCount++];
+    note.clear();
+    return note;
   }
   void because(std::size_t cluster, std::string_view reason) {
     std::string& text = reasons[cluster];

@@ -306,7 +306,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
   deficit -= levelUp(maxes, caps, deficit, scratch);
   if (deficit > 0) {
-    schedule.notes.push_back("preference maxReplicas caps sum below the federated max; exceeded");
+    schedule.addNote() = "preference maxReplicas caps sum below the federated max; exceeded";
     levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
   }
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
@@ -349,7 +349,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const Exchange ex =
       exchangeByTier(schedule.scratch, views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
-    schedule.notes.push_back("a new cluster waits: no cluster has unused max to give");
+    schedule.addNote() = "a new cluster waits: no cluster has unused max to give";
     return;
   }
   applyMaxDelta(schedule, ex.given, -1);
@@ -428,25 +428,23 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
   // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
   std::size_t leftOut = 0;
-  std::string note;
+  std::size_t first = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (wants[i] == 0 || ex.received[i] > 0 || reclaim.received[i] > 0) continue;
-    if (leftOut++ == 0) {
-      note = views[i].name;
-      note += " saturated (";
-      views[i].appendUsage(note, target);
-      note += ')';
-    }
+    if (leftOut++ == 0) first = i;
   }
+  if (leftOut == 0) return;
+  std::string& note = schedule.addNote();
+  note += views[first].name;
+  note += " saturated (";
+  views[first].appendUsage(note, target);
+  note += ')';
   if (leftOut > 1) {
     note += " and ";
     appendNumber(note, static_cast<Replicas>(leftOut - 1));
     note += " more saturated cluster(s)";
   }
-  if (leftOut > 0) {
-    note += " but no cluster has unused max to give";
-    schedule.notes.push_back(std::move(note));
-  }
+  note += " but no cluster has unused max to give";
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
