@@ -3,6 +3,7 @@
 // over the same federation allocates nothing once its first plan has sized them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -16,14 +17,16 @@ class Scratch {
   // One leased array; it goes back to the pool when the lease ends (RAII), whatever the order.
   class Array {
    public:
-    Array(Array&& other) noexcept : pool_(other.pool_), slot_(other.slot_) { other.pool_ = nullptr; }
+    Array(Array&& other) noexcept : pool_(other.pool_), slot_(other.slot_), array_(other.array_) {
+      other.pool_ = nullptr;
+    }
     Array& operator=(Array&&) = delete;
     Array(const Array&) = delete;
     ~Array() {
       if (pool_) pool_->free_.push_back(slot_);
     }
-    std::vector<Replicas>& get() { return *pool_->arrays_[slot_]; }
-    const std::vector<Replicas>& get() const { return *pool_->arrays_[slot_]; }
+    std::vector<Replicas>& get() { return *array_; }
+    const std::vector<Replicas>& get() const { return *array_; }
     operator std::vector<Replicas>&() { return get(); }
     operator const std::vector<Replicas>&() const { return get(); }
     Replicas& operator[](std::size_t i) { return get()[i]; }
@@ -32,15 +35,18 @@ class Scratch {
 
    private:
     friend class Scratch;
-    Array(Scratch* pool, std::size_t slot) : pool_(pool), slot_(slot) {}
+    Array(Scratch* pool, std::size_t slot) : pool_(pool), slot_(slot), array_(pool->arrays_[slot].get()) {}
     Scratch* pool_;
     std::size_t slot_;
+    std::vector<Replicas>* array_;
   };
 
   Array zeros(std::size_t n) { return filled(n, 0); }
   Array filled(std::size_t n, Replicas value) {
     Array array = lease();
-    array.get().assign(n, value);
+    std::vector<Replicas>& values = array.get();
+    values.resize(n);
+    std::fill(values.begin(), values.end(), value);
     return array;
   }
   Array copy(const std::vector<Replicas>& from) {
