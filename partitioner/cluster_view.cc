@@ -120,15 +120,15 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
   std::vector<const ClusterState*> order;
   order.reserve(clusters.size());
   for (const ClusterState& c : clusters) order.push_back(&c);
-  return classify(spec, order, policy, now);
+  std::vector<ClusterView> views;
+  classify(spec, order, policy, now, views);
+  return views;
 }
 
-std::vector<ClusterView> classify(const FederatedSpec& spec,
-                                  const std::vector<const ClusterState*>& clusters,
-                                  const Policy& policy, TimePoint now) {
+void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
+              const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
-  std::vector<ClusterView> views;
-  views.reserve(clusters.size());
+  views.clear();
   for (const ClusterState* clusterPointer : clusters) {
     const ClusterState& cluster = *clusterPointer;
     ClusterView view;
@@ -138,7 +138,7 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
     if (!cluster.hpa) {
-      views.push_back(std::move(view));
+      views.push_back(view);
       continue;
     }
     const LocalHpa& hpa = *cluster.hpa;
@@ -187,9 +187,8 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
       view.minToKeep = std::min(limits.min,
                                 std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
     }
-    views.push_back(std::move(view));
+    views.push_back(view);
   }
-  return views;
 }
 
 }  // namespace fedhpa::partitioner

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "partitioner/types.h"
@@ -20,7 +21,7 @@ inline constexpr Replicas kNoCap = Replicas{1} << 50;
 Replicas reclaimMargin(Replicas need);
 
 struct ClusterView {
-  std::string name;
+  std::string_view name;  // points into the input clusters, as needMetric does
   bool present = false;  // has a local HPA
   Limits limits;         // {0, 0} when absent
   HpaStatus status;
@@ -72,10 +73,10 @@ bool tiered(const std::vector<ClusterView>& views);
 // True when no cluster has a local HPA yet: the first placement of a federated HPA.
 bool nothingPlacedYet(const std::vector<ClusterView>& views);
 
-// One view per cluster, in the order given; local limits are clamped to 0 <= min <= max first.
-std::vector<ClusterView> classify(const FederatedSpec& spec,
-                                  const std::vector<const ClusterState*>& clusters,
-                                  const Policy& policy, TimePoint now);
+// One view per cluster, in the order given, written into `views` (its memory is reused); local
+// limits are clamped to 0 <= min <= max first. The views point into the clusters.
+void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
+              const Policy& policy, TimePoint now, std::vector<ClusterView>& views);
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now);

@@ -28,8 +28,8 @@ std::string legacyReason(const ClusterView& v, const Limits& before, const Limit
 
 }  // namespace
 
-Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView>& views) {
-  Schedule schedule = Schedule::current(views);
+void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
+                    const std::vector<ClusterView>& views) {
   NameOrder order;
   const std::optional<KubefedResult> kubefed = kubefedV1Schedule(spec, views, order);
   if (kubefed && invariantViolations(spec, *kubefed).empty()) {
@@ -41,18 +41,17 @@ Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView
       }
       schedule.limits[i] = after;
     }
-    return schedule;
+    return;
   }
 
   // kubefed v1 has no valid answer here: keep what is placed, fitted to the spec.
-  schedule.notes.push_back(kubefed ? "kubefed v1 would write invalid limits here (" +
+  schedule.addNote() = (kubefed ? "kubefed v1 would write invalid limits here (" +
                                          invariantViolations(spec, *kubefed).front() +
                                          "); current limits fitted to the spec instead"
                                    : "kubefed v1 would never finish here; current limits fitted "
                                      "to the spec instead");
   placeWithinSpec(schedule, views, spec);
   fitMinToSpec(schedule, views, spec);
-  return schedule;
 }
 
 }  // namespace fedhpa::partitioner

@@ -1,101 +1,182 @@
 #include "partitioner/partition.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/policies.h"
+#include "partitioner/schedule.h"
 
 namespace fedhpa::partitioner {
+
+struct Workspace::State {
+  // A cluster's sort key (sortByName) and its index in the input.
+  struct Keyed {
+    std::uint64_t key;
+    std::uint32_t index;
+  };
+  std::vector<const ClusterState*> order;
+  std::vector<Keyed> keyed;
+  std::vector<Keyed> keyedSpare;
+  std::vector<ClusterView> views;
+  Schedule schedule;
+  Plan plan;
+};
+
+Workspace::Workspace() : state_(std::make_unique<State>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
 namespace {
 
 // The clusters in name order, as pointers into the input (the input is not copied). Names in a
-// federation tend to share a long prefix ("member1", "member2", ...), so each name is sorted by
-// the 8 bytes after the prefix they all share, packed big-endian into one integer; only names
-// equal in those bytes are compared in full.
-std::vector<const ClusterState*> byName(const std::vector<ClusterState>& clusters) {
-  std::vector<const ClusterState*> order;
-  order.reserve(clusters.size());
+// federation tend to share a long prefix ("member1", "member2", ...), so each name is keyed by
+// the 8 bytes after the prefix they all share, packed big-endian into one integer, and the keys
+// are radix sorted, one counting pass per byte that differs between names (three for
+// "member0".."member999"); only names equal in those bytes are compared in full.
+void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
+  std::vector<const ClusterState*>& order = ws.order;
+  order.clear();
   for (const ClusterState& c : clusters) order.push_back(&c);
   const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
-  if (std::is_sorted(order.begin(), order.end(), byItsName)) return order;
+  if (std::is_sorted(order.begin(), order.end(), byItsName)) return;
 
-  std::size_t shared = clusters.front().name.size();
+  const std::string& first = clusters.front().name;
+  std::size_t shared = first.size();
   for (const ClusterState& c : clusters) {
-    const std::string& first = clusters.front().name;
     shared = std::min(shared, c.name.size());
     shared = static_cast<std::size_t>(
         std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(shared), c.name.begin()).first -
         first.begin());
   }
-  struct Keyed {
-    std::uint64_t key;
-    const ClusterState* cluster;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(clusters.size());
-  for (const ClusterState& c : clusters) {
+  using Keyed = Workspace::State::Keyed;
+  std::vector<Keyed>& keyed = ws.keyed;
+  keyed.clear();
+  std::uint64_t differing = 0;
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const std::string& name = clusters[i].name;
     std::uint64_t key = 0;
     for (std::size_t k = 0; k < 8; ++k) {
       const std::size_t at = shared + k;
-      key = (key << 8) | (at < c.name.size() ? static_cast<unsigned char>(c.name[at]) : 0u);
+      key = (key << 8) | (at < name.size() ? static_cast<unsigned char>(name[at]) : 0u);
     }
-    keyed.push_back({key, &c});
+    keyed.push_back({key, static_cast<std::uint32_t>(i)});
+    differing |= key ^ keyed.front().key;
   }
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return a.key != b.key ? a.key < b.key : a.cluster->name < b.cluster->name;
-  });
-  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].cluster;
-  return order;
+  std::vector<Keyed>& spare = ws.keyedSpare;
+  spare.resize(keyed.size());
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if (((differing >> shift) & 0xff) == 0) continue;
+    std::array<std::uint32_t, 257> start{};
+    for (const Keyed& k : keyed) ++start[((k.key >> shift) & 0xff) + 1];
+    for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    for (const Keyed& k : keyed) spare[start[(k.key >> shift) & 0xff]++] = k;
+    keyed.swap(spare);
+  }
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = &clusters[keyed[i].index];
+  // Equal keys: the names differ only after those 8 bytes.
+  for (std::size_t i = 0; i < keyed.size();) {
+    std::size_t end = i + 1;
+    while (end < keyed.size() && keyed[end].key == keyed[i].key) ++end;
+    if (end - i > 1) {
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(end), byItsName);
+    }
+    i = end;
+  }
 }
 
-std::string summarize(const Plan& plan, const Schedule& schedule, const FederatedSpec& spec) {
+void summarize(Plan& plan, const Schedule& schedule, const FederatedSpec& spec) {
   std::size_t holders = 0;
   for (const ClusterPlan& c : plan.clusters) holders += c.limits.has_value();
-  std::string text = "min " + std::to_string(spec.limits.min) + ", max " +
-                     std::to_string(spec.limits.max) + " over " + std::to_string(holders) + " of " +
-                     std::to_string(plan.clusters.size()) + " clusters; " +
-                     (plan.moves.empty() ? "no change" : std::to_string(plan.moves.size()) +
-                                                             " cluster(s) changed");
-  for (const std::string& note : schedule.notes) text += "; " + note;
-  return text;
+  std::string& text = plan.summary;
+  text += "min ";
+  appendNumber(text, spec.limits.min);
+  text += ", max ";
+  appendNumber(text, spec.limits.max);
+  text += " over ";
+  appendNumber(text, static_cast<Replicas>(holders));
+  text += " of ";
+  appendNumber(text, static_cast<Replicas>(plan.clusters.size()));
+  text += " clusters; ";
+  if (plan.moves.empty()) {
+    text += "no change";
+  } else {
+    appendNumber(text, static_cast<Replicas>(plan.moves.size()));
+    text += " cluster(s) changed";
+  }
+  for (std::size_t k = 0; k < schedule.noteCount; ++k) {
+    const std::string& note = schedule.notes[k];
+    text += "; ";
+    text += note;
+  }
 }
 
 }  // namespace
 
-Plan partition(const FederatedSpec& requested, const std::vector<ClusterState>& input,
-               const Policy& policy, TimePoint now) {
-  Plan plan;
+const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterState>& input,
+                      const Policy& policy, TimePoint now, Workspace& workspace) {
+  Workspace::State& ws = *workspace.state_;
+  Plan& plan = ws.plan;
+  plan.summary.clear();
+  std::size_t moves = 0;
   if (requested.limits.max < 1) {
+    plan.clusters.clear();
+    plan.moves.clear();
     plan.summary = "federated maxReplicas must be at least 1: nothing to place";
     return plan;
   }
   if (input.empty()) {
+    plan.clusters.clear();
+    plan.moves.clear();
     plan.summary = "no eligible cluster: nothing to place (no Ready member matches the selector)";
     return plan;
   }
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
-  const std::vector<ClusterView> views = classify(spec, byName(input), policy, now);
-  Schedule schedule = policy.kind == Policy::Kind::Legacy ? scheduleLegacy(spec, views)
-                                                                : scheduleDemand(spec, views);
+  sortByName(input, ws);
+  const std::vector<ClusterView>& views = ws.views;
+  classify(spec, ws.order, policy, now, ws.views);
+  Schedule& schedule = ws.schedule;
+  schedule.reset(views);
+  if (policy.kind == Policy::Kind::Legacy) {
+    scheduleLegacy(schedule, spec, views);
+  } else {
+    scheduleDemand(schedule, spec, views);
+  }
 
-  plan.clusters.reserve(views.size());
-  plan.moves.reserve(views.size());
+  // Moves and names are written over the previous plan's, so their strings keep their memory;
+  // a reason is swapped in from the schedule (which keeps the old one's memory for next time).
+  plan.clusters.resize(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
     const std::optional<Limits> before =
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
-    plan.clusters.push_back({views[i].name, after});
+    plan.clusters[i].name.assign(views[i].name);
+    plan.clusters[i].limits = after;
     if (before == after) continue;
-    std::string reason = std::move(schedule.reasons[i]);
+    if (moves == plan.moves.size()) plan.moves.emplace_back();
+    Move& move = plan.moves[moves++];
+    move.cluster.assign(views[i].name);
+    move.before = before;
+    move.after = after;
+    std::string& reason = schedule.reasons[i];
     if (reason.empty()) reason = after ? "limits adjusted" : "no share left for this cluster";
-    plan.moves.push_back({views[i].name, before, after, std::move(reason)});
+    move.reason.swap(reason);
   }
-  plan.summary = summarize(plan, schedule, spec);
+  plan.moves.resize(moves);
+  summarize(plan, schedule, spec);
   return plan;
+}
+
+Plan partition(const FederatedSpec& spec, const std::vector<ClusterState>& clusters,
+               const Policy& policy, TimePoint now) {
+  Workspace workspace;
+  return partition(spec, clusters, policy, now, workspace);
 }
 
 }  // namespace fedhpa::partitioner

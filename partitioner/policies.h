@@ -1,4 +1,5 @@
-// The two policies. Each turns the cluster views into a schedule; partition() turns a schedule
+// The two policies. Each turns the cluster views into a schedule (started from the current limits by
+// Schedule::reset); partition() turns a schedule
 // into a Plan.
 #pragma once
 
@@ -11,10 +12,12 @@ namespace fedhpa::partitioner {
 
 // `demand` (the default): fit the spec, admit new clusters, give saturated clusters in one step
 // what they ask for from the largest unused max, fit min.
-Schedule scheduleDemand(const FederatedSpec& spec, const std::vector<ClusterView>& views);
+void scheduleDemand(Schedule& schedule, const FederatedSpec& spec,
+                    const std::vector<ClusterView>& views);
 
 // `legacy`: kubefed v1's schedule in a fixed iteration order. Where kubefed v1 would never
 // terminate or would write invalid limits, the current limits fitted to the spec instead.
-Schedule scheduleLegacy(const FederatedSpec& spec, const std::vector<ClusterView>& views);
+void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
+                    const std::vector<ClusterView>& views);
 
 }  // namespace fedhpa::partitioner

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "partitioner/cluster_view.h"
+#include "partitioner/scratch.h"
+#include "partitioner/spread.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::partitioner {
@@ -17,24 +19,39 @@ struct Schedule {
   // target ...): received max 2 from member2, 1 from member3") from the first write.
   static constexpr std::size_t kReasonCapacity = 160;
   std::vector<std::string> reasons;  // per cluster, "; "-joined in the order they arose
-  std::vector<std::string> notes;    // plan-wide remarks for the summary
+  // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
+  std::vector<std::string> notes;
+  std::size_t noteCount = 0;
   // Each cluster's fair share of the federated max (steps.h fairShares), computed at most once
   // per plan by the first step that asks (fairSharesOf).
   std::vector<Replicas> fair;
+  bool fairKnown = false;
+  // The steps' working arrays and the donor/receiver pairs of an exchange's reasons; kept with
+  // the schedule so that the next plan reuses them.
+  Scratch scratch;
+  std::vector<Transfer> transfers;
 
-  static Schedule current(const std::vector<ClusterView>& views) {
-    Schedule schedule;
-    schedule.reasons.resize(views.size());
-    schedule.limits.reserve(views.size());
-    for (const ClusterView& view : views) schedule.limits.push_back(view.limits);
-    return schedule;
+  // Starts a plan from the current limits. Reasons keep their memory for the next plan.
+  void reset(const std::vector<ClusterView>& views) {
+    limits.clear();
+    for (const ClusterView& view : views) limits.push_back(view.limits);
+    reasons.resize(views.size());
+    for (std::string& reason : reasons) reason.clear();
+    noteCount = 0;
+    fairKnown = false;
   }
 
-  std::vector<Replicas> maxes() const {
-    std::vector<Replicas> values;
-    values.reserve(limits.size());
-    for (const Limits& l : limits) values.push_back(l.max);
+  Scratch::Array maxes() {
+    Scratch::Array values = scratch.zeros(limits.size());
+    for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
+  }
+  // A new, empty note to write into.
+  std::string& addNote() {
+    if (noteCount == notes.size()) notes.emplace_back();
+    std::string& note = notes[noteCount++];
+    note.clear();
+    return note;
   }
   void because(std::size_t cluster, std::string_view reason) {
     std::string& text = reasons[cluster];

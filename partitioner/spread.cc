@@ -1,6 +1,7 @@
 #include "partitioner/spread.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace fedhpa::partitioner {
@@ -14,7 +15,7 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // floors, by `amount` in total. Sweeps the breakpoints (each value and each floor) from the top,
 // so it costs a sort, whatever the sizes of the numbers.
 Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                           Replicas amount, TieOrder ties) {
+                           Replicas amount, TieOrder ties, Scratch& scratch) {
   const std::size_t n = values.size();
   Replicas available = 0;
   for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, values[i] - floors[i]);
@@ -24,48 +25,53 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     return available;
   }
 
-  // Events: going down, cluster i starts giving at values[i] and stops at floors[i].
-  struct Event {
-    Replicas level;
-    int delta;
-  };
-  std::vector<Event> events;
-  events.reserve(2 * n);
+  // Events: going down, cluster i starts giving at values[i] and stops at floors[i]. Each is one
+  // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
+  // +-kNoCap, far from overflow), so sorting them is sorting plain integers.
+  Scratch::Array events = scratch.zeros(0);
+  std::vector<Replicas>& packed = events;
   for (std::size_t i = 0; i < n; ++i) {
     if (values[i] > floors[i]) {
-      events.push_back({values[i], +1});
-      events.push_back({floors[i], -1});
+      packed.push_back(2 * values[i] + 1);
+      packed.push_back(2 * floors[i]);
     }
   }
-  std::sort(events.begin(), events.end(),
-            [](const Event& a, const Event& b) { return a.level > b.level; });
+  std::sort(packed.begin(), packed.end(), std::greater<>());
+  const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
+  const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
 
   Replicas taken = 0;
-  Replicas level = events.front().level;
+  Replicas level = levelOf(packed.front());
   Wide active = 0;
-  for (std::size_t e = 0; e < events.size();) {
-    const Replicas next = events[e].level;
+  for (std::size_t e = 0; e < packed.size();) {
+    const Replicas next = levelOf(packed[e]);
     const Wide cost = active * static_cast<Wide>(level - next);
     if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
     taken += static_cast<Replicas>(cost);
     level = next;
-    for (; e < events.size() && events[e].level == next; ++e) active += events[e].delta;
+    for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
   }
   const Replicas need = amount - taken;
   const Replicas finalLevel = level - static_cast<Replicas>(need / active);
-  const Replicas extra = static_cast<Replicas>(need % active);  // give one replica more
+  Replicas extra = static_cast<Replicas>(need % active);  // give one replica more
 
   // Clusters that reached their floor above `level` stop there; those still giving end at
-  // finalLevel; those whose value is below `level` were never reached.
-  std::vector<std::size_t> atLevel;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (values[i] <= floors[i]) continue;
+  // finalLevel, and the first `extra` of them (in tie order) one lower; those whose value is
+  // below `level` were never reached.
+  const auto lower = [&](std::size_t i) {
+    if (values[i] <= floors[i]) return;
     const bool stillGiving = values[i] >= level && floors[i] < level;
     values[i] = std::min(values[i], std::max(finalLevel, floors[i]));
-    if (stillGiving) atLevel.push_back(i);
+    if (stillGiving && extra > 0) {
+      values[i] -= 1;
+      --extra;
+    }
+  };
+  if (ties == TieOrder::LowerIndexFirst) {
+    for (std::size_t i = 0; i < n; ++i) lower(i);
+  } else {
+    for (std::size_t i = n; i-- > 0;) lower(i);
   }
-  if (ties == TieOrder::HigherIndexFirst) std::reverse(atLevel.begin(), atLevel.end());
-  for (Replicas k = 0; k < extra; ++k) values[atLevel[static_cast<std::size_t>(k)]] -= 1;
   return amount;
 }
 
@@ -75,22 +81,25 @@ Replicas sum(const std::vector<Replicas>& values) {
   return std::accumulate(values.begin(), values.end(), Replicas{0});
 }
 
-std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
-                                     const std::vector<Replicas>& caps) {
+void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
+                    const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
+                    Scratch& scratch) {
   const std::size_t n = weights.size();
-  std::vector<Replicas> shares(n, 0);
-  if (n == 0 || total <= 0) return shares;
+  shares.assign(n, 0);
+  if (n == 0 || total <= 0) return;
 
-  std::vector<Replicas> w = weights;
-  if (std::all_of(w.begin(), w.end(), [](Replicas x) { return x <= 0; })) {
-    std::fill(w.begin(), w.end(), 1);
+  Scratch::Array w = scratch.copy(weights);
+  if (std::all_of(weights.begin(), weights.end(), [](Replicas x) { return x <= 0; })) {
+    w.get().assign(n, 1);
   }
 
   // Water-filling: clusters whose cap is below their proportional share get their cap, in order
   // of cap per weight; the rest share what is left in proportion.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  Scratch::Array order = scratch.zeros(n);
+  std::iota(order.get().begin(), order.get().end(), Replicas{0});
+  const auto at = [](Replicas index) { return static_cast<std::size_t>(index); };
+  std::sort(order.get().begin(), order.get().end(), [&](Replicas ia, Replicas ib) {
+    const std::size_t a = at(ia), b = at(ib);
     if (w[a] <= 0 || w[b] <= 0) return w[a] > w[b];  // zero weights last
     const Wide lhs = static_cast<Wide>(caps[a]) * w[b];
     const Wide rhs = static_cast<Wide>(caps[b]) * w[a];
@@ -101,59 +110,61 @@ std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>
   for (std::size_t i = 0; i < n; ++i) weightLeft += std::max<Replicas>(0, w[i]);
   std::size_t firstUncapped = 0;
   for (; firstUncapped < n; ++firstUncapped) {
-    const std::size_t i = order[firstUncapped];
+    const std::size_t i = at(order[firstUncapped]);
     if (w[i] <= 0 || weightLeft == 0) break;
     if (static_cast<Wide>(caps[i]) * weightLeft > static_cast<Wide>(remaining) * w[i]) break;
     shares[i] = std::max<Replicas>(0, caps[i]);
     remaining -= shares[i];
     weightLeft -= w[i];
   }
-  if (weightLeft == 0 || remaining <= 0) return shares;
+  if (weightLeft == 0 || remaining <= 0) return;
 
-  // Largest remainder over the uncapped clusters.
-  struct Fraction {
-    std::size_t index;
-    Wide remainder;
-  };
-  std::vector<Fraction> fractions;
+  // Largest remainder over the uncapped clusters (the remainder is recomputed where compared:
+  // cheaper than a second array of 128-bit numbers).
+  Scratch::Array fractions = scratch.zeros(0);
   Replicas given = 0;
   for (std::size_t k = firstUncapped; k < n; ++k) {
-    const std::size_t i = order[k];
+    const std::size_t i = at(order[k]);
     if (w[i] <= 0) continue;
-    const Wide exact = static_cast<Wide>(remaining) * w[i];
-    shares[i] = static_cast<Replicas>(exact / weightLeft);
+    shares[i] = static_cast<Replicas>(static_cast<Wide>(remaining) * w[i] / weightLeft);
     given += shares[i];
-    fractions.push_back({i, exact % weightLeft});
+    fractions.get().push_back(static_cast<Replicas>(i));
   }
-  std::sort(fractions.begin(), fractions.end(), [](const Fraction& a, const Fraction& b) {
-    return a.remainder != b.remainder ? a.remainder > b.remainder : a.index < b.index;
-  });
-  for (Replicas k = 0; k < remaining - given; ++k) shares[fractions[static_cast<std::size_t>(k)].index] += 1;
-  return shares;
+  const Replicas extra = remaining - given;
+  if (extra == 0) return;
+  const auto remainder = [&](Replicas i) { return static_cast<Wide>(remaining) * w[at(i)] % weightLeft; };
+  const auto byRemainder = [&](Replicas a, Replicas b) {
+    const Wide ra = remainder(a), rb = remainder(b);
+    return ra != rb ? ra > rb : a < b;
+  };
+  std::vector<Replicas>& f = fractions;
+  std::nth_element(f.begin(), f.begin() + (extra - 1), f.end(), byRemainder);
+  for (Replicas k = 0; k < extra; ++k) shares[at(f[at(k)])] += 1;
 }
 
 Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                   Replicas amount) {
-  return lowerHighestFirst(values, floors, amount, TieOrder::HigherIndexFirst);
+                   Replicas amount, Scratch& scratch) {
+  return lowerHighestFirst(values, floors, amount, TieOrder::HigherIndexFirst, scratch);
 }
 
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
-                 Replicas amount) {
+                 Replicas amount, Scratch& scratch) {
   // Raising the lowest first is lowering the highest first of the negated values.
-  std::vector<Replicas> negated(values.size());
-  std::vector<Replicas> negatedCaps(caps.size());
+  Scratch::Array negated = scratch.zeros(values.size());
+  Scratch::Array negatedCaps = scratch.zeros(caps.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     negated[i] = -values[i];
     negatedCaps[i] = -caps[i];
   }
-  const Replicas given = lowerHighestFirst(negated, negatedCaps, amount, TieOrder::LowerIndexFirst);
+  const Replicas given =
+      lowerHighestFirst(negated, negatedCaps, amount, TieOrder::LowerIndexFirst, scratch);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = -negated[i];
   return given;
 }
 
-std::vector<Transfer> pairTransfers(const std::vector<Replicas>& takes,
-                                    const std::vector<Replicas>& gives) {
-  std::vector<Transfer> transfers;
+void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+                   std::vector<Transfer>& transfers) {
+  transfers.clear();
   std::size_t from = 0;
   std::size_t to = 0;
   Replicas leftFrom = takes.empty() ? 0 : takes[0];
@@ -172,7 +183,6 @@ std::vector<Transfer> pairTransfers(const std::vector<Replicas>& takes,
     leftFrom -= amount;
     leftTo -= amount;
   }
-  return transfers;
 }
 
 }  // namespace fedhpa::partitioner

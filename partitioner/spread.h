@@ -6,25 +6,28 @@
 
 #include <vector>
 
+#include "partitioner/scratch.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::partitioner {
 
 // Splits `total` in proportion to `weights` (largest remainder; the remainder goes to the
 // largest fractional parts, ties to the lower index), never giving index i more than caps[i].
-// Returns the shares; their sum is min(total, sum of caps). All-zero weights count as equal.
-std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
-                                     const std::vector<Replicas>& caps);
+// Writes the shares into `shares`; their sum is min(total, sum of caps). All-zero weights count
+// as equal. `scratch` lends the working arrays (here and below).
+void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
+                    const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
+                    Scratch& scratch);
 
 // Lowers values by `amount` in total, always taking from the currently highest value first
 // (ties: the higher index gives first), never below floors[i]. Returns what was taken.
 Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                   Replicas amount);
+                   Replicas amount, Scratch& scratch);
 
 // Raises values by `amount` in total, always giving to the currently lowest value first
 // (ties: the lower index receives first), never above caps[i]. Returns what was given.
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
-                 Replicas amount);
+                 Replicas amount, Scratch& scratch);
 
 // Replicas moved from donors to receivers, paired for the human reasons only (the amounts per
 // cluster are decided elsewhere): takes[i] left cluster i, gives[j] arrived at cluster j.
@@ -33,8 +36,8 @@ struct Transfer {
   std::size_t to;
   Replicas amount;
 };
-std::vector<Transfer> pairTransfers(const std::vector<Replicas>& takes,
-                                    const std::vector<Replicas>& gives);
+void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+                   std::vector<Transfer>& transfers);
 
 Replicas sum(const std::vector<Replicas>& values);
 

@@ -8,36 +8,38 @@
 namespace fedhpa::partitioner {
 namespace {
 
-std::string str(Replicas value) { return std::to_string(value); }
-
-std::vector<Replicas> zeros(std::size_t n) { return std::vector<Replicas>(n, 0); }
 
 // Records "max 3 -> 5" (and the min, when it moved) for every cluster the step changed.
-void explainChanges(Schedule& schedule, const std::vector<Limits>& before, std::string_view why) {
-  for (std::size_t i = 0; i < before.size(); ++i) {
+// `before` holds each cluster's max then, at n + i, its min, as they were before the step.
+void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, std::string_view why,
+                    Replicas federated) {
+  const std::size_t n = schedule.limits.size();
+  for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
-    if (now == before[i]) continue;
+    const Limits then{before[n + i], before[i]};
+    if (now == then) continue;
     std::string& reason = schedule.reasons[i];
     if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
     if (!reason.empty()) reason += "; ";
     reason += why;
+    appendNumber(reason, federated);
     reason += ": max ";
-    appendNumber(reason, before[i].max);
+    appendNumber(reason, then.max);
     reason += " -> ";
     appendNumber(reason, now.max);
-    if (now.min != before[i].min) {
+    if (now.min != then.min) {
       reason += ", min ";
-      appendNumber(reason, before[i].min);
+      appendNumber(reason, then.min);
       reason += " -> ";
       appendNumber(reason, now.min);
     }
   }
 }
 
-// The amount each cluster lost or gained between two vectors.
-std::vector<Replicas> difference(const std::vector<Replicas>& from,
-                                 const std::vector<Replicas>& to) {
-  std::vector<Replicas> d(from.size());
+// The amount each cluster lost between two vectors.
+Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
+                          const std::vector<Replicas>& to) {
+  Scratch::Array d = scratch.zeros(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
   return d;
 }
@@ -45,47 +47,48 @@ std::vector<Replicas> difference(const std::vector<Replicas>& from,
 // Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
 // largest spare give first, receivers are served evenly. Returns what each gave and received.
 struct Exchange {
-  std::vector<Replicas> given;
-  std::vector<Replicas> received;
+  Scratch::Array given;
+  Scratch::Array received;
   Replicas amount = 0;
 };
-Exchange exchange(const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
-  Exchange result;
-  result.amount = std::min(sum(spares), sum(wants));
-  std::vector<Replicas> left = spares;
-  levelDown(left, zeros(spares.size()), result.amount);
-  result.given = difference(spares, left);
-  result.received = zeros(wants.size());
-  levelUp(result.received, wants, result.amount);
+Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
+                  const std::vector<Replicas>& wants) {
+  const std::size_t n = spares.size();
+  Exchange result{scratch.copy(spares), scratch.zeros(n), std::min(sum(spares), sum(wants))};
+  levelDown(result.given, scratch.zeros(n), result.amount, scratch);
+  for (std::size_t i = 0; i < n; ++i) result.given[i] = spares[i] - result.given[i];
+  levelUp(result.received, wants, result.amount, scratch);
   return result;
 }
 
 // The tiers in use, ascending.
-std::vector<Replicas> tiersOf(const std::vector<ClusterView>& views) {
-  std::vector<Replicas> tiers;
-  for (const ClusterView& v : views) tiers.push_back(v.tier);
-  std::sort(tiers.begin(), tiers.end());
-  tiers.erase(std::unique(tiers.begin(), tiers.end()), tiers.end());
+Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) {
+  Scratch::Array tiers = scratch.zeros(0);
+  std::vector<Replicas>& t = tiers;
+  for (const ClusterView& v : views) t.push_back(v.tier);
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
   return tiers;
 }
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
-Exchange exchangeByTier(const std::vector<ClusterView>& views, const std::vector<Replicas>& spares,
-                        const std::vector<Replicas>& wants) {
-  if (!tiered(views)) return exchange(spares, wants);
+Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
+                        const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
+  if (!tiered(views)) return exchange(scratch, spares, wants);
   const std::size_t n = views.size();
-  const std::vector<Replicas> tiers = tiersOf(views);
-  Exchange total{zeros(n), zeros(n), 0};
-  std::vector<Replicas> spareLeft = spares;
-  std::vector<Replicas> tierWants(n), tierSpares(n);
+  const Scratch::Array tiersArray = tiersOf(scratch, views);
+  const std::vector<Replicas>& tiers = tiersArray;
+  Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
+  Scratch::Array spareLeft = scratch.copy(spares);
+  Scratch::Array tierWants = scratch.zeros(n), tierSpares = scratch.zeros(n);
   for (const Replicas receiverTier : tiers) {
     for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
     for (auto donorTier = tiers.rbegin(); donorTier != tiers.rend(); ++donorTier) {
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
       }
-      const Exchange ex = exchange(tierSpares, tierWants);
+      const Exchange ex = exchange(scratch, tierSpares, tierWants);
       for (std::size_t i = 0; i < n; ++i) {
         total.given[i] += ex.given[i];
         spareLeft[i] -= ex.given[i];
@@ -107,7 +110,8 @@ template <typename ReceiverWhy, typename DonorWhy>
 void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
                      const Exchange& ex, std::string_view what, ReceiverWhy receiverWhy,
                      DonorWhy donorWhy) {
-  const std::vector<Transfer> transfers = pairTransfers(ex.given, ex.received);
+  std::vector<Transfer>& transfers = schedule.transfers;
+  pairTransfers(ex.given, ex.received, transfers);
   const auto write = [&](bool receivers, auto why) {
     const auto self = [&](const Transfer& t) { return receivers ? t.to : t.from; };
     for (std::size_t k = 0; k < transfers.size();) {
@@ -130,9 +134,9 @@ void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
   write(false, donorWhy);
 }
 
-std::vector<Replicas> maxSpares(const Schedule& schedule, const std::vector<ClusterView>& views,
-                                bool onlyThoseThatMayGive) {
-  std::vector<Replicas> spares = zeros(views.size());
+Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
+                         bool onlyThoseThatMayGive) {
+  Scratch::Array spares = schedule.scratch.zeros(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const ClusterView& v = views[i];
     if (!v.present || v.saturated || (onlyThoseThatMayGive && !v.mayGive)) continue;
@@ -157,43 +161,46 @@ void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int s
 
 }  // namespace
 
-std::vector<Replicas> fairShares(const std::vector<ClusterView>& views, Replicas total) {
+void fairShares(const std::vector<ClusterView>& views, Replicas total,
+                std::vector<Replicas>& shares, Scratch& scratch) {
   const std::size_t n = views.size();
-  std::vector<Replicas> floors(n), caps(n), weights(n);
+  Scratch::Array floors = scratch.zeros(n), caps = scratch.zeros(n), weights = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     floors[i] = views[i].preferredFloor;
     weights[i] = views[i].weight;
   }
-  if (sum(floors) > total) floors = zeros(n);  // the floors cannot all hold: spread by weight
+  if (sum(floors) > total) floors.get().assign(n, 0);  // the floors cannot all hold: by weight
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max<Replicas>(0, views[i].preferredCap - floors[i]);
 
-  std::vector<Replicas> shares;
   if (!tiered(views)) {
-    shares = spreadWeighted(total - sum(floors), weights, caps);
+    spreadWeighted(total - sum(floors), weights, caps, shares, scratch);
   } else {
     // Burst tiers: the lowest tier up to its caps first, what is left to the next tier.
-    shares = zeros(n);
+    shares.assign(n, 0);
     Replicas left = total - sum(floors);
-    std::vector<Replicas> tierCaps(n), tierWeights(n);
-    for (const Replicas tier : tiersOf(views)) {
+    Scratch::Array tierCaps = scratch.zeros(n), tierWeights = scratch.zeros(n),
+                   tierShares = scratch.zeros(n);
+    const Scratch::Array tiers = tiersOf(scratch, views);
+    for (const Replicas tier : tiers.get()) {
       for (std::size_t i = 0; i < n; ++i) {
         tierCaps[i] = views[i].tier == tier ? caps[i] : 0;
         tierWeights[i] = views[i].tier == tier ? weights[i] : 0;
       }
-      const std::vector<Replicas> tierShares = spreadWeighted(left, tierWeights, tierCaps);
+      spreadWeighted(left, tierWeights, tierCaps, tierShares, scratch);
       for (std::size_t i = 0; i < n; ++i) shares[i] += tierShares[i];
       left -= sum(tierShares);
     }
   }
   for (std::size_t i = 0; i < n; ++i) shares[i] += floors[i];
   // The caps together cannot hold the total: the rest goes evenly, caps or not.
-  levelUp(shares, std::vector<Replicas>(n, kNoCap), total - sum(shares));
-  return shares;
+  const Replicas rest = total - sum(shares);
+  if (rest > 0) levelUp(shares, scratch.filled(n, kNoCap), rest, scratch);
 }
 
 const std::vector<Replicas>& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
                                           Replicas total) {
-  if (schedule.fair.size() != views.size()) schedule.fair = fairShares(views, total);
+  if (!schedule.fairKnown) fairShares(views, total, schedule.fair, schedule.scratch);
+  schedule.fairKnown = true;
   return schedule.fair;
 }
 
@@ -203,8 +210,14 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < views.size(); ++i) {
     schedule.limits[i] = {0, shares[i]};
     if (shares[i] > 0) {
-      schedule.because(i, "initial spread: max " + str(shares[i]) + " of " +
-                              str(spec.limits.max) + " over " + str(views.size()) + " clusters");
+      std::string& reason = schedule.reasons[i];
+      reason += "initial spread: max ";
+      appendNumber(reason, shares[i]);
+      reason += " of ";
+      appendNumber(reason, spec.limits.max);
+      reason += " over ";
+      appendNumber(reason, static_cast<Replicas>(views.size()));
+      reason += " clusters";
     }
   }
 }
@@ -214,48 +227,52 @@ namespace {
 // A smaller federated max: unused max first, then the largest local max down, then whole clusters.
 void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas excess) {
   const std::size_t n = views.size();
+  Scratch& scratch = schedule.scratch;
   // 1. max the clusters do not use (the window does not protect against a smaller spec).
   //    Burst tiers: the highest tier gives first.
-  const std::vector<Replicas> spares = maxSpares(schedule, views, false);
-  std::vector<Replicas> left = spares;
+  const Scratch::Array spares = maxSpares(schedule, views, false);
+  Scratch::Array left = scratch.copy(spares);
   if (!tiered(views)) {
-    excess -= levelDown(left, zeros(n), excess);
+    excess -= levelDown(left, scratch.zeros(n), excess, scratch);
   } else {
-    const std::vector<Replicas> tiers = tiersOf(views);
-    std::vector<Replicas> floors(n);
+    const Scratch::Array tiersArray = tiersOf(scratch, views);
+    const std::vector<Replicas>& tiers = tiersArray;
+    Scratch::Array floors = scratch.zeros(n);
     for (auto tier = tiers.rbegin(); tier != tiers.rend() && excess > 0; ++tier) {
       for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == *tier ? 0 : left[i];
-      excess -= levelDown(left, floors, excess);
+      excess -= levelDown(left, floors, excess, scratch);
     }
   }
-  applyMaxDelta(schedule, difference(spares, left), -1);
+  applyMaxDelta(schedule, difference(scratch, spares, left), -1);
 
   // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
-  std::vector<Replicas> maxes = schedule.maxes();
-  std::vector<Replicas> floors(n, 0);
+  Scratch::Array maxes = schedule.maxes();
+  Scratch::Array floors = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (maxes[i] > 0) floors[i] = std::max<Replicas>(1, views[i].preferredFloor);
   }
-  excess -= levelDown(maxes, floors, excess);
+  excess -= levelDown(maxes, floors, excess, scratch);
   for (std::size_t i = 0; i < n; ++i) floors[i] = maxes[i] > 0 ? 1 : 0;
-  excess -= levelDown(maxes, floors, excess);
+  excess -= levelDown(maxes, floors, excess, scratch);
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].max = maxes[i];
     schedule.limits[i].min = std::min(schedule.limits[i].min, maxes[i]);
   }
 
   // 4. fewer replicas than clusters: drop the least busy, the last by name first.
-  std::vector<std::size_t> holders;
+  if (excess <= 0) return;
+  Scratch::Array holdersArray = scratch.zeros(0);
+  std::vector<Replicas>& holders = holdersArray;
   for (std::size_t i = 0; i < n; ++i) {
-    if (schedule.limits[i].max > 0) holders.push_back(i);
+    if (schedule.limits[i].max > 0) holders.push_back(static_cast<Replicas>(i));
   }
-  std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
-    const Replicas ca = views[a].status.current;
-    const Replicas cb = views[b].status.current;
+  std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
+    const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
+    const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
     return ca != cb ? ca < cb : a > b;
   });
   for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
-    schedule.limits[holders[k]] = {0, 0};
+    schedule.limits[static_cast<std::size_t>(holders[k])] = {0, 0};
   }
 }
 
@@ -264,31 +281,33 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas federated,
               Replicas deficit) {
   const std::size_t n = views.size();
+  Scratch& scratch = schedule.scratch;
   // 1. saturated clusters, up to what they ask for.
-  std::vector<Replicas> wants = zeros(n);
+  Scratch::Array wants = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (views[i].saturated) {
       wants[i] = std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
                                       views[i].maxNeeded);
     }
   }
-  std::vector<Replicas> received = zeros(n);
-  deficit -= levelUp(received, wants, deficit);
+  Scratch::Array received = scratch.zeros(n);
+  deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) {
     const std::vector<Replicas>& fair = fairSharesOf(schedule, views, federated);
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
-    deficit -= levelUp(received, wants, deficit);
+    deficit -= levelUp(received, wants, deficit, scratch);
   }
   applyMaxDelta(schedule, received, +1);
+  if (deficit <= 0) return;
   // 3. the lowest local max first, within preference caps; 4. caps or not.
-  std::vector<Replicas> maxes = schedule.maxes();
-  std::vector<Replicas> caps(n);
+  Scratch::Array maxes = schedule.maxes();
+  Scratch::Array caps = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
-  deficit -= levelUp(maxes, caps, deficit);
+  deficit -= levelUp(maxes, caps, deficit, scratch);
   if (deficit > 0) {
-    schedule.notes.push_back("preference maxReplicas caps sum below the federated max; exceeded");
-    levelUp(maxes, std::vector<Replicas>(n, kNoCap), deficit);
+    schedule.addNote() = "preference maxReplicas caps sum below the federated max; exceeded";
+    levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
   }
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
 }
@@ -297,15 +316,22 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
 void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
-  const std::vector<Limits> before = schedule.limits;
-  const Replicas total = sum(schedule.maxes());
+  Replicas total = 0;
+  for (const Limits& l : schedule.limits) total += l.max;
   const Replicas federated = spec.limits.max;
+  if (total == federated) return;
+  const std::size_t n = views.size();
+  Scratch::Array before = schedule.scratch.zeros(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    before[i] = schedule.limits[i].max;
+    before[n + i] = schedule.limits[i].min;
+  }
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
-    explainChanges(schedule, before, "federated max lowered to " + str(federated));
-  } else if (total < federated) {
+    explainChanges(schedule, before, "federated max lowered to ", federated);
+  } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, before, "federated max raised to " + str(federated));
+    explainChanges(schedule, before, "federated max raised to ", federated);
   }
 }
 
@@ -314,15 +340,16 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   if (std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
-  std::vector<Replicas> wants = zeros(n);
+  Scratch::Array wants = schedule.scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (!views[i].present) wants[i] = std::max<Replicas>(0, fair[i] - schedule.limits[i].max);
   }
   if (sum(wants) == 0) return;
 
-  const Exchange ex = exchangeByTier(views, maxSpares(schedule, views, true), wants);
+  const Exchange ex =
+      exchangeByTier(schedule.scratch, views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
-    schedule.notes.push_back("a new cluster waits: no cluster has unused max to give");
+    schedule.addNote() = "a new cluster waits: no cluster has unused max to give";
     return;
   }
   applyMaxDelta(schedule, ex.given, -1);
@@ -348,7 +375,8 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
   const auto target = spec.targetCPUUtilizationPercent;
-  std::vector<Replicas> wants = zeros(n);
+  Scratch& scratch = schedule.scratch;
+  Scratch::Array wants = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
     if (!v.saturated) continue;
@@ -363,7 +391,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     text += ')';
   };
   // 1. max the donors do not use.
-  const Exchange ex = exchangeByTier(views, maxSpares(schedule, views, true), wants);
+  const Exchange ex = exchangeByTier(scratch, views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
     applyMaxDelta(schedule, ex.given, -1);
     applyMaxDelta(schedule, ex.received, +1);
@@ -372,7 +400,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
-  std::vector<Replicas> reclaimable = zeros(n);
+  Scratch::Array reclaimable = scratch.zeros(n);
   if (sum(wants) > 0) {
     for (std::size_t i = 0; i < n; ++i) {
       const ClusterView& v = views[i];
@@ -380,7 +408,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
     }
   }
-  const Exchange reclaim = exchangeByTier(views, reclaimable, wants);
+  const Exchange reclaim = exchangeByTier(scratch, views, reclaimable, wants);
   if (reclaim.amount > 0) {
     applyMaxDelta(schedule, reclaim.given, -1);
     applyMaxDelta(schedule, reclaim.received, +1);
@@ -400,30 +428,29 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
   // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
   std::size_t leftOut = 0;
-  std::string note;
+  std::size_t first = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (wants[i] == 0 || ex.received[i] > 0 || reclaim.received[i] > 0) continue;
-    if (leftOut++ == 0) {
-      note = views[i].name;
-      note += " saturated (";
-      views[i].appendUsage(note, target);
-      note += ')';
-    }
+    if (leftOut++ == 0) first = i;
   }
+  if (leftOut == 0) return;
+  std::string& note = schedule.addNote();
+  note += views[first].name;
+  note += " saturated (";
+  views[first].appendUsage(note, target);
+  note += ')';
   if (leftOut > 1) {
     note += " and ";
     appendNumber(note, static_cast<Replicas>(leftOut - 1));
     note += " more saturated cluster(s)";
   }
-  if (leftOut > 0) {
-    note += " but no cluster has unused max to give";
-    schedule.notes.push_back(std::move(note));
-  }
+  note += " but no cluster has unused max to give";
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
-  std::vector<Replicas> wants = zeros(n), spares = zeros(n);
+  Scratch& scratch = schedule.scratch;
+  Scratch::Array wants = scratch.zeros(n), spares = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
     const Limits& l = schedule.limits[i];
@@ -434,7 +461,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0 || sum(spares) == 0) return;
 
-  const Exchange ex = exchange(spares, wants);
+  const Exchange ex = exchange(scratch, spares, wants);
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex.received[i] - ex.given[i];
   }
@@ -446,29 +473,31 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
-  const std::vector<Limits> before = schedule.limits;
-  std::vector<Replicas> mins(n), floors(n), caps(n);
+  Scratch& scratch = schedule.scratch;
+  Scratch::Array before = scratch.zeros(n), mins = scratch.zeros(n), floors = scratch.zeros(n),
+                 caps = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& l = schedule.limits[i];
+    before[i] = l.min;
     caps[i] = l.max;
     floors[i] = l.max > 0 ? std::min(l.max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
     mins[i] = std::clamp(l.min, floors[i], caps[i]);
   }
   const Replicas total = sum(mins);
-  if (total < spec.limits.min) levelUp(mins, caps, spec.limits.min - total);
-  if (total > spec.limits.min) levelDown(mins, floors, total - spec.limits.min);
+  if (total < spec.limits.min) levelUp(mins, caps, spec.limits.min - total, scratch);
+  if (total > spec.limits.min) levelDown(mins, floors, total - spec.limits.min, scratch);
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].min = mins[i];
 
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
-    if (now.min == before[i].min || now.max == 0 || !views[i].present) continue;
+    if (now.min == before[i] || now.max == 0 || !views[i].present) continue;
     std::string& reason = schedule.reasons[i];
     if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
     if (!reason.empty()) reason += "; ";
     reason += "federated min ";
     appendNumber(reason, spec.limits.min);
     reason += ": min ";
-    appendNumber(reason, before[i].min);
+    appendNumber(reason, before[i]);
     reason += " -> ";
     appendNumber(reason, now.min);
   }

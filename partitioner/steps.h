@@ -7,13 +7,15 @@
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/schedule.h"
+#include "partitioner/scratch.h"
 
 namespace fedhpa::partitioner {
 
 // Each cluster's fair share of `total`: preference floors first, the rest by weight (largest
 // remainder, ties to the first by name), never above a preference cap unless the caps together
 // cannot hold `total`.
-std::vector<Replicas> fairShares(const std::vector<ClusterView>& views, Replicas total);
+void fairShares(const std::vector<ClusterView>& views, Replicas total,
+                std::vector<Replicas>& shares, Scratch& scratch);
 
 // No local HPA anywhere yet: max is spread evenly (by weight), the remainder to the first
 // clusters by name; a cluster that gets no max gets no HPA. Min follows in fitMinToSpec.

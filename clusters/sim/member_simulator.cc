@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "clusters/sim/member_metrics.h"
+
 #include "federation/api/time.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -59,17 +61,6 @@ HpaSpec specOf(const json& hpa) {
   out.scaleUp = rulesFrom(behavior.value("scaleUp", json()), defaultScaleUp());
   out.scaleDown = rulesFrom(behavior.value("scaleDown", json()), defaultScaleDown());
   return out;
-}
-
-double demandOf(const json& deployment) {
-  const json annotations = deployment.value("metadata", json::object()).value("annotations", json::object());
-  const auto demand = annotations.find(kDemandAnnotation);
-  if (demand == annotations.end() || !demand->is_string()) return 0;  // no annotation: an idle app
-  try {
-    return std::max(0.0, std::stod(demand->get<std::string>()));
-  } catch (const std::exception&) {
-    return 0;  // an unreadable demand is no load
-  }
 }
 
 json conditionsJson(const std::vector<Condition>& conditions, const json& previous, const std::string& now) {
@@ -198,11 +189,16 @@ void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
   }
   std::optional<int> current;
   std::optional<double> utilization;
+  std::vector<MemberMetric> metrics;
   if (target) {
     current = target->value("spec", json::object()).value("replicas", 1);
-    utilization = utilizationFromDemand(demandOf(*target), *current, spec.targetUtilization);
+    metrics = memberMetrics(hpa.value("spec", json::object()).value("metrics", json::array()), *target, *current);
+    // No metric list: kube's default, CPU at 80 %.
+    if (metrics.empty()) utilization = utilizationFromDemand(demandFor(*target, kDemandAnnotation), *current, spec.targetUtilization);
   }
-  const SyncResult result = sim::syncHpa({spec, current, utilization, now}, memories_[apiserver::metaString(hpa, "uid")]);
+  SyncInput input{spec, current, utilization, now, {}};
+  for (const MemberMetric& metric : metrics) input.metrics.push_back(metric.input);
+  const SyncResult result = sim::syncHpa(input, memories_[apiserver::metaString(hpa, "uid")]);
 
   if (result.rescaled && target)
     deployments_.update(ns, ref.value("name", ""),
@@ -224,7 +220,9 @@ void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
                                 {"currentReplicas", result.currentReplicas},
                                 {"desiredReplicas", result.desiredReplicas},
                                 {"conditions", conditionsJson(result.conditions, previous.value("conditions", json::array()), stamp)}};
-                 if (result.currentUtilizationPercent)
+                 if (!metrics.empty())
+                   status["currentMetrics"] = currentMetricsJson(metrics);
+                 else if (result.currentUtilizationPercent)
                    status["currentMetrics"] = json::array(
                        {{{"type", "Resource"},
                          {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", *result.currentUtilizationPercent}}}}}}});

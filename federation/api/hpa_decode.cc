@@ -165,11 +165,10 @@ std::optional<double> valueFor(Target target, const json& holder, const std::str
 // spec.metrics, each with its reading from status.currentMetrics (matched by what it measures).
 std::vector<partitioner::MetricReading> metricReadings(const json* specMetrics,
                                                        const json* currentMetrics,
-                                                       const std::string& path) {
+                                                       const std::string& specPath,
+                                                       const std::string& statusPath) {
   std::vector<partitioner::MetricReading> readings;
   if (!specMetrics) return readings;
-  const std::string specPath = path + ".spec.metrics";
-  const std::string statusPath = path + ".status.currentMetrics";
   if (!specMetrics->is_array()) throw DecodeError(specPath, "must be a list");
   if (currentMetrics && !currentMetrics->is_array()) throw DecodeError(statusPath, "must be a list");
   std::vector<MetricIdentity> current;
@@ -273,6 +272,10 @@ FederatedHpa decodeFederatedHpa(const json& hpa, const std::string& path) {
   return result;
 }
 
+std::vector<partitioner::MetricReading> decodeMetricTargets(const json& metrics, const std::string& path) {
+  return metricReadings(&metrics, nullptr, path, path);
+}
+
 partitioner::LocalHpa decodeLocalHpa(const json& hpa, const std::string& path) {
   const json& spec = requireSpec(hpa, path);
   const bool v2 = isV2(hpa, path);
@@ -283,7 +286,7 @@ partitioner::LocalHpa decodeLocalHpa(const json& hpa, const std::string& path) {
   if (v2) {
     local.metrics = metricReadings(optionalMember(spec, "metrics"),
                                    status && status->is_object() ? optionalMember(*status, "currentMetrics") : nullptr,
-                                   path);
+                                   path + ".spec.metrics", path + ".status.currentMetrics");
   }
   if (!status) return local;
   const std::string statusPath = path + ".status";

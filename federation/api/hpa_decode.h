@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "partitioner/types.h"
 
@@ -34,6 +35,9 @@ struct FederatedHpa {
 // `path` names the object in errors ("federated", "clusters.member1").
 FederatedHpa decodeFederatedHpa(const nlohmann::json& hpa, const std::string& path);
 partitioner::LocalHpa decodeLocalHpa(const nlohmann::json& hpa, const std::string& path);
+// An autoscaling/v2 spec.metrics list (`path` names it in errors), targets only: no readings.
+std::vector<partitioner::MetricReading> decodeMetricTargets(const nlohmann::json& metrics,
+                                                            const std::string& path);
 std::map<std::string, partitioner::Preferences> decodePreferences(const std::string& annotation,
                                                                   const std::string& path);
 

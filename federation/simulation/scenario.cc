@@ -76,6 +76,15 @@ double Scenario::demandAt(const std::string& cluster, double seconds) const {
   return it == demand.end() ? 0 : it->second.at(seconds);
 }
 
+double Scenario::metricDemandAt(std::size_t metric, const std::string& cluster, double seconds) const {
+  if (metric < metrics.size()) {
+    if (const auto byMetric = metricDemand.find(metrics[metric].name); byMetric != metricDemand.end()) {
+      if (const auto curve = byMetric->second.find(cluster); curve != byMetric->second.end()) return curve->second.at(seconds);
+    }
+  }
+  return demandAt(cluster, seconds);
+}
+
 bool Scenario::isDown(const std::string& cluster, double seconds) const {
   return std::any_of(outages.begin(), outages.end(),
                      [&](const Outage& o) { return o.cluster == cluster && o.covers(seconds); });
@@ -85,7 +94,8 @@ Scenario parseScenario(const json& document) {
   if (!document.is_object()) throw ScenarioError("(top level): must be an object");
   static const std::set<std::string> kKnownFields = {
       "description", "federated", "clusters", "durationSeconds", "stepSeconds", "hpaSyncSeconds", "reconcileSeconds",
-      "scaleForbiddenWindowSeconds", "clusterUnhealthyGraceSeconds", "preferences", "demand", "outages"};
+      "scaleForbiddenWindowSeconds", "clusterUnhealthyGraceSeconds", "preferences", "demand", "metricDemand",
+      "spill", "outages"};
   for (const auto& [key, unused] : document.items())
     if (!kKnownFields.count(key)) throw ScenarioError(key + ": unknown field");
   Scenario scenario;
@@ -100,6 +110,14 @@ Scenario parseScenario(const json& document) {
                         " is more than maxReplicas " + std::to_string(scenario.federated.max));
   scenario.targetUtilization =
       static_cast<int>(integer(*federated, "targetCPUUtilizationPercentage", "federated", 80, 1));
+  if (const json* metrics = member(*federated, "metrics")) {
+    try {
+      scenario.metrics = api::decodeMetricTargets(*metrics, "federated.metrics");
+    } catch (const api::DecodeError& e) {
+      throw ScenarioError(e.what());
+    }
+    if (scenario.metrics.empty()) throw ScenarioError("federated.metrics: no metric of a known type");
+  }
 
   const json* clusters = member(document, "clusters");
   if (!clusters || !clusters->is_array()) throw ScenarioError("clusters: required, a list of names");
@@ -138,6 +156,34 @@ Scenario parseScenario(const json& document) {
       requireKnown(names, name, "demand." + name);
       scenario.demand[name] = parseCurve(curve, "demand." + name);
     }
+  }
+
+  if (const json* metricDemand = member(document, "metricDemand")) {
+    if (!metricDemand->is_object()) throw ScenarioError("metricDemand: must be an object of metric: {cluster: curve}");
+    for (const auto& [metric, byCluster] : metricDemand->items()) {
+      const std::string field = "metricDemand." + metric;
+      if (std::none_of(scenario.metrics.begin(), scenario.metrics.end(), [&](const auto& m) { return m.name == metric; }))
+        throw ScenarioError(field + ": federated.metrics has no metric of that name");
+      if (!byCluster.is_object()) throw ScenarioError(field + ": must be an object of cluster: [[seconds, replicas], ...]");
+      for (const auto& [name, curve] : byCluster.items()) {
+        requireKnown(names, name, field + "." + name);
+        scenario.metricDemand[metric][name] = parseCurve(curve, field + "." + name);
+      }
+    }
+  }
+
+  if (const json* spill = member(document, "spill")) {
+    if (!spill->is_object()) throw ScenarioError("spill: must be an object of cluster: cluster");
+    for (const auto& [from, to] : spill->items()) {
+      const std::string field = "spill." + from;
+      requireKnown(names, from, field);
+      if (!to.is_string()) throw ScenarioError(field + ": must be a cluster name");
+      requireKnown(names, to.get<std::string>(), field);
+      if (to.get<std::string>() == from) throw ScenarioError(field + ": a cluster cannot spill into itself");
+      scenario.spill[from] = to.get<std::string>();
+    }
+    for (const auto& [from, to] : scenario.spill)
+      if (scenario.spill.count(to)) throw ScenarioError("spill." + to + ": " + from + " spills into it, so it cannot spill on");
   }
 
   if (const json* outages = member(document, "outages")) {

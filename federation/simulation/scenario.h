@@ -59,12 +59,27 @@ struct Scenario {
   std::map<std::string, partitioner::Preferences> preferences;
   std::map<std::string, DemandCurve> demand;  // a cluster left out has no demand
   std::vector<Outage> outages;
+  // The federated HPA's autoscaling/v2 metric list (targets only), given to every member HPA;
+  // empty: CPU utilisation against targetUtilization, as before metric lists.
+  std::vector<partitioner::MetricReading> metrics;
+  // Per metric name, per cluster: that metric's demand in replicas at its target. A metric or a
+  // cluster left out follows `demand`.
+  std::map<std::string, std::map<std::string, DemandCurve>> metricDemand;
+  // Overflow: load a cluster cannot hold, beyond its local HPA's max (all of it when it holds
+  // none), goes to another cluster, as a capacity-aware load balancer in front of both would
+  // send it. spill[from] = to; one hop (a spill target does not spill on).
+  std::map<std::string, std::string> spill;
 
   double demandAt(const std::string& cluster, double seconds) const;
+  // The demand of metric `metric` (an index into `metrics`) at a cluster, before any spill.
+  double metricDemandAt(std::size_t metric, const std::string& cluster, double seconds) const;
+  // How many demands each cluster has: one per metric, or the single CPU demand.
+  std::size_t demandCount() const { return metrics.empty() ? 1 : metrics.size(); }
   bool isDown(const std::string& cluster, double seconds) const;
 };
 
-// Throws ScenarioError naming the field for: unknown clusters (in demand, outages, preferences),
+// Throws ScenarioError naming the field for: unknown clusters (in demand, metricDemand, spill,
+// outages, preferences), metric demand for a metric the list does not have, spill chains,
 // negative values, minReplicas > maxReplicas, zero clusters, times that do not increase.
 Scenario parseScenario(const nlohmann::json& document);
 

@@ -19,24 +19,44 @@ Clock::time_point at(double seconds) {
   return kEpoch + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
+// Per cluster, one demand per metric (Scenario::demandCount), in replicas at that metric's target.
+using Demands = std::map<std::string, std::vector<double>>;
+
+// The replicas a set of per-metric demands asks for: the largest (the metric that binds).
+double binding(const std::vector<double>& demands) {
+  return demands.empty() ? 0 : *std::max_element(demands.begin(), demands.end());
+}
+
 // One HPA and the Deployment it scales, as a member-sim runs them: the Deployment follows the
-// HPA at once, and the status is what the partitioner later reads.
+// HPA at once, and the status is what the partitioner later reads: CPU utilisation alone, or
+// every metric of the list with its reading (as status.currentMetrics carries them).
 class SimulatedHpa {
  public:
-  SimulatedHpa(pt::Limits limits, int targetUtilization)
-      : limits_(limits), targetUtilization_(targetUtilization), replicas_(static_cast<int>(limits.min)) {}
+  SimulatedHpa(pt::Limits limits, int targetUtilization, std::vector<pt::MetricReading> metrics)
+      : limits_(limits), targetUtilization_(targetUtilization), replicas_(static_cast<int>(limits.min)),
+        readings_(std::move(metrics)) {}
 
   void setLimits(pt::Limits limits) { limits_ = limits; }
   const pt::Limits& limits() const { return limits_; }
   int replicas() const { return replicas_; }
 
-  void sync(double demand, Clock::time_point now) {
+  void sync(const std::vector<double>& demands, Clock::time_point now) {
     sim::SyncInput input;
     input.spec.minReplicas = static_cast<int>(limits_.min);
     input.spec.maxReplicas = static_cast<int>(limits_.max);
     input.spec.targetUtilization = targetUtilization_;
     input.currentReplicas = replicas_;
-    input.utilizationPercent = sim::utilizationFromDemand(demand, replicas_, targetUtilization_);
+    if (readings_.empty()) {
+      input.utilizationPercent = sim::utilizationFromDemand(demands.front(), replicas_, targetUtilization_);
+    }
+    for (std::size_t i = 0; i < readings_.size(); ++i) {
+      pt::MetricReading& reading = readings_[i];
+      double value = sim::metricFromDemand(demands[i], replicas_, reading.targetValue);
+      // The status reports utilisation as a whole percentage.
+      if (reading.target == pt::MetricReading::Target::Utilization) value = std::floor(value);
+      reading.current = value;
+      input.metrics.push_back({reading.targetValue, value, reading.name});
+    }
     input.now = now;
     const sim::SyncResult result = sim::syncHpa(input, memory_);
     status_.current = result.currentReplicas;
@@ -51,12 +71,13 @@ class SimulatedHpa {
     }
   }
 
-  pt::LocalHpa observed() const { return {limits_, status_, {}}; }
+  pt::LocalHpa observed() const { return {limits_, status_, readings_}; }
 
  private:
   pt::Limits limits_;
   int targetUtilization_;
   int replicas_;
+  std::vector<pt::MetricReading> readings_;  // the metric list, with the last sync's readings
   sim::HpaMemory memory_;
   pt::HpaStatus status_;
 };
@@ -74,7 +95,10 @@ class FederationSimulation {
     policy_.kind = policy;
     policy_.scaleForbiddenWindow = scenario.scaleForbiddenWindow;
     spec_.limits = scenario.federated;
-    spec_.targetCPUUtilizationPercent = scenario.targetUtilization;
+    if (scenario.metrics.empty()) spec_.targetCPUUtilizationPercent = scenario.targetUtilization;
+    for (const pt::MetricReading& m : scenario.metrics)
+      if (m.source == pt::MetricReading::Source::Resource && m.name == "cpu" && m.target == pt::MetricReading::Target::Utilization)
+        spec_.targetCPUUtilizationPercent = static_cast<pt::Replicas>(m.targetValue);
     for (const auto& name : scenario.clusters) members_.push_back({name, std::nullopt, true, 0});
     std::sort(members_.begin(), members_.end(), [](const Member& a, const Member& b) { return a.name < b.name; });
     outcome_.policy = policy;
@@ -120,7 +144,7 @@ class FederationSimulation {
       states.push_back(std::move(state));
       eligibleMembers.push_back(&m);
     }
-    const pt::Plan plan = pt::partition(spec_, states, policy_, at(static_cast<double>(t)));
+    const pt::Plan& plan = pt::partition(spec_, states, policy_, at(static_cast<double>(t)), workspace_);
     for (std::size_t i = 0; i < plan.clusters.size(); ++i) {
       Member& m = *eligibleMembers[i];  // the plan lists clusters by name, as members_ is sorted
       const auto& limits = plan.clusters[i].limits;
@@ -129,7 +153,7 @@ class FederationSimulation {
         if (m.hpa) ++outcome_.limitChanges;
         m.hpa.reset();
       } else if (!m.hpa) {
-        m.hpa.emplace(*limits, scenario_.targetUtilization);
+        m.hpa.emplace(*limits, scenario_.targetUtilization, scenario_.metrics);
         ++outcome_.limitChanges;
       } else if (m.hpa->limits() != *limits) {
         m.hpa->setLimits(*limits);
@@ -139,25 +163,49 @@ class FederationSimulation {
   }
 
   void syncHpas(long long t) {
+    const Demands demands = demandsAt(t);
     for (Member& m : members_)
-      if (m.up && m.hpa) m.hpa->sync(scenario_.demandAt(m.name, static_cast<double>(t)), at(static_cast<double>(t)));
-    reference_.sync(totalUpDemand(t), at(static_cast<double>(t)));
+      if (m.up && m.hpa) m.hpa->sync(demands.at(m.name), at(static_cast<double>(t)));
+    std::vector<double> total(scenario_.demandCount(), 0.0);
+    for (const Member& m : members_)
+      if (m.up)
+        for (std::size_t i = 0; i < total.size(); ++i) total[i] += demands.at(m.name)[i];
+    reference_.sync(total, at(static_cast<double>(t)));
   }
 
-  double totalUpDemand(long long t) const {
-    double total = 0;
-    for (const Member& m : members_)
-      if (m.up) total += scenario_.demandAt(m.name, static_cast<double>(t));
-    return total;
+  // Each cluster's demands at t, after spill: what a cluster that is down or at its local max
+  // cannot hold goes to its spill target (scenario.h). The total is unchanged, so the shared pool
+  // sees the same load either way.
+  Demands demandsAt(long long t) const {
+    const double seconds = static_cast<double>(t);
+    Demands demands;
+    for (const Member& m : members_) {
+      std::vector<double>& own = demands[m.name];
+      for (std::size_t i = 0; i < scenario_.demandCount(); ++i) own.push_back(scenario_.metricDemandAt(i, m.name, seconds));
+    }
+    for (const Member& m : members_) {
+      const auto to = scenario_.spill.find(m.name);
+      if (to == scenario_.spill.end()) continue;
+      const double capacity = m.up && m.hpa ? static_cast<double>(m.hpa->limits().max) : 0.0;
+      std::vector<double>& from = demands[m.name];
+      std::vector<double>& into = demands[to->second];
+      for (std::size_t i = 0; i < from.size(); ++i) {
+        const double excess = std::max(0.0, from[i] - capacity);
+        from[i] -= excess;
+        into[i] += excess;
+      }
+    }
+    return demands;
   }
 
   void serve(long long t, double stepSeconds) {
     Timeline& timeline = outcome_.timeline;
     timeline.seconds.push_back(static_cast<double>(t));
     double served = 0, demand = 0;
+    const Demands demands = demandsAt(t);
     for (const Member& m : members_) {
       ClusterSample sample;
-      sample.demand = scenario_.demandAt(m.name, static_cast<double>(t));
+      sample.demand = binding(demands.at(m.name));
       sample.up = m.up;
       if (m.hpa) {
         sample.replicas = m.hpa->replicas();
@@ -234,7 +282,8 @@ class FederationSimulation {
   pt::Policy policy_;
   pt::FederatedSpec spec_;
   std::vector<Member> members_;
-  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization};
+  pt::Workspace workspace_;
+  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization, scenario_.metrics};
   Outcome outcome_;
 };
 

@@ -72,9 +72,11 @@ void BM_Partition(benchmark::State& state, Policy::Kind kind) {
   const auto states = federation(clusters, federatedMax, 7);
   const FederatedSpec spec{{1, federatedMax}, 50};
   const Policy policy{kind, std::chrono::seconds(120)};
+  // One workspace across calls, as the controller's worker and the simulator keep one.
+  Workspace workspace;
   const std::int64_t allocationsBefore = gAllocations.load();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(partition(spec, states, policy, kNow));
+    benchmark::DoNotOptimize(&partition(spec, states, policy, kNow, workspace));
   }
   state.counters["allocs"] = static_cast<double>(gAllocations.load() - allocationsBefore) /
                              static_cast<double>(std::max<benchmark::IterationCount>(1, state.iterations()));

@@ -66,6 +66,20 @@ k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand=6 --overwrit
 wait_for "load moves to member2: member1's spare max flows to it" '^1 [1-5]\|1 ([5-9]|10)\|' -- limits
 check "Σ max still 10" 0 '^10 1$' -- sums
 k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
+
+# A custom metric: requests per second per pod (target 10) rise on member3 while CPU stays idle.
+fed patch hpa php-apache --type=merge -p '{"spec":{"metrics":[
+  {"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},
+  {"type":"Pods","pods":{"metric":{"name":"http_requests_per_second"},"target":{"type":"AverageValue","averageValue":"10"}}}]}}' >/dev/null
+wait_for "the members' HPAs get the metric list" 'http_requests_per_second' -- k --context=member3 get hpa php-apache -o 'jsonpath={.spec.metrics}'
+k --context=member3 annotate deploy php-apache metrics.sim.fedhpa.io/http_requests_per_second=8 --overwrite >/dev/null
+wait_for "member3 reports the Pods metric in status.currentMetrics" '^[1-9][0-9]*(\.[0-9]+|m)?$' -- k --context=member3 get hpa php-apache -o 'jsonpath={.status.currentMetrics[?(@.type=="Pods")].pods.current.averageValue}'
+wait_for "requests on member3 alone (CPU idle): its max grows past its share" '\|1 [6-8]$' -- limits
+check "Σ max still 10" 0 '^10 1$' -- sums
+wait_for "the Event names the metric and the need" 'member3 now min 1, max [6-8]: saturated \([0-9]+/[0-9]+ replicas at http_requests_per_second [0-9.]+ > 10 per pod target, need 8' -- fed describe hpa php-apache
+k --context=member3 annotate deploy php-apache metrics.sim.fedhpa.io/http_requests_per_second- >/dev/null
+fed patch hpa php-apache --type=merge -p '{"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}}' >/dev/null
+
 check "label member2's Cluster" 0 'cluster.federation/member2 labeled' -- fed label cluster member2 region=eu
 fed annotate hpa php-apache 'federation.alpha.kubernetes.io/cluster-selector=[{"key":"region","operator":"In","values":["eu"]}]' >/dev/null
 wait_for "a cluster selector for region=eu: only member2 holds it, with all 10" '^-\|1 10\|-$' -- limits

@@ -2,7 +2,10 @@
 //   Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s)
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -65,6 +68,16 @@ inline FederatedSpec federated(Replicas min, Replicas max, std::optional<Replica
 
 inline Policy policy(Policy::Kind kind, std::chrono::seconds window = 120s) {
   return Policy{kind, window};
+}
+
+// The limits the plan gives `name` (empty: no HPA there); a name the plan does not list at all
+// is a failure of the test, not an empty result.
+inline std::optional<Limits> planned(const Plan& plan, const std::string& name) {
+  for (const ClusterPlan& c : plan.clusters) {
+    if (c.name == name) return c.limits;
+  }
+  ADD_FAILURE() << "no cluster " << name;
+  return std::nullopt;
 }
 
 }  // namespace fedhpa::partitioner::testing

@@ -201,13 +201,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the builders
 
-std::optional<Limits> planned(const Plan& plan, const std::string& name) {
-  for (const ClusterPlan& c : plan.clusters) {
-    if (c.name == name) return c.limits;
-  }
-  return std::nullopt;
-}
-
 std::string why(const Plan& plan, const std::string& name) {
   for (const Move& m : plan.moves) {
     if (m.cluster == name) return m.reason;

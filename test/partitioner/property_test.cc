@@ -65,6 +65,7 @@ class RandomInputsKeepInvariants : public ::testing::TestWithParam<std::tuple<Ki
 TEST_P(RandomInputsKeepInvariants, OnEveryPlan) {
   const auto [kind, shard] = GetParam();
   RandomInputs random(static_cast<std::uint64_t>(shard) * 7919 + static_cast<int>(kind));
+  Workspace workspace;  // reused over the whole shard, as a controller worker reuses its own
   for (int i = 0; i < kInputsPerShard; ++i) {
     const RandomCase c = random.next(kind);
     const Plan plan = partition(c.spec, c.clusters, c.policy, kNow);
@@ -77,12 +78,20 @@ TEST_P(RandomInputsKeepInvariants, OnEveryPlan) {
       ASSERT_TRUE(capsHeld(c, plan)) << describe(c);
     }
 
-    // Deterministic: the same input, even shuffled, gives the same plan.
+    // Deterministic: the same input, even shuffled, gives the same plan, and a workspace that
+    // made every earlier plan of this shard adds nothing of them to it.
     std::vector<ClusterState> shuffled = c.clusters;
     std::shuffle(shuffled.begin(), shuffled.end(), random.engine());
-    const Plan again = partition(c.spec, shuffled, c.policy, kNow);
+    const Plan& again = partition(c.spec, shuffled, c.policy, kNow, workspace);
     ASSERT_EQ(plan.clusters, again.clusters) << describe(c);
     ASSERT_EQ(plan.summary, again.summary) << describe(c);
+    ASSERT_EQ(plan.moves.size(), again.moves.size()) << describe(c);
+    for (std::size_t m = 0; m < plan.moves.size(); ++m) {
+      ASSERT_EQ(plan.moves[m].cluster, again.moves[m].cluster) << describe(c);
+      ASSERT_EQ(plan.moves[m].before, again.moves[m].before) << describe(c);
+      ASSERT_EQ(plan.moves[m].after, again.moves[m].after) << describe(c);
+      ASSERT_EQ(plan.moves[m].reason, again.moves[m].reason) << describe(c);
+    }
   }
 }
 

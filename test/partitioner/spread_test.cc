@@ -9,6 +9,28 @@ namespace {
 using ::testing::ElementsAre;
 constexpr Replicas kBig = Replicas{1} << 40;
 
+// The functions under test with a fresh Scratch each call, returning their results by value.
+std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
+                                     const std::vector<Replicas>& caps) {
+  Scratch scratch;
+  std::vector<Replicas> shares;
+  partitioner::spreadWeighted(total, weights, caps, shares, scratch);
+  return shares;
+}
+Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors, Replicas amount) {
+  Scratch scratch;
+  return partitioner::levelDown(values, floors, amount, scratch);
+}
+Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps, Replicas amount) {
+  Scratch scratch;
+  return partitioner::levelUp(values, caps, amount, scratch);
+}
+std::vector<Transfer> pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives) {
+  std::vector<Transfer> transfers;
+  partitioner::pairTransfers(takes, gives, transfers);
+  return transfers;
+}
+
 TEST(SpreadWeighted, EvenSpreadGivesTheRemainderToTheFirstByName) {
   EXPECT_THAT(spreadWeighted(10, {1, 1, 1}, {kBig, kBig, kBig}), ElementsAre(4, 3, 3));
   EXPECT_THAT(spreadWeighted(2, {1, 1, 1}, {kBig, kBig, kBig}), ElementsAre(1, 1, 0));

@@ -10,14 +10,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the builders
 
-std::optional<Limits> planned(const Plan& plan, const std::string& name) {
-  for (const ClusterPlan& c : plan.clusters) {
-    if (c.name == name) return c.limits;
-  }
-  ADD_FAILURE() << "no cluster " << name;
-  return std::nullopt;
-}
-
 const Policy kDemand = policy(Policy::Kind::Demand);
 
 TEST(Tiers, MaxFillsTheLowestTierFirstAndSpillsBeyondItsCaps) {

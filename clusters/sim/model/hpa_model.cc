@@ -10,11 +10,34 @@ namespace {
 
 constexpr double kTolerance = 0.1;
 
-// Step 1 (replica_calculator.go): the raw proposal from the utilisation ratio.
-int proposeReplicas(int current, double utilization, int target) {
-  const double ratio = utilization / target;
+// Step 1 (replica_calculator.go): the raw proposal from one metric's usage ratio.
+int proposeReplicas(int current, double reading, double target) {
+  const double ratio = reading / target;
   if (std::abs(ratio - 1.0) <= kTolerance) return current;
-  return static_cast<int>(std::ceil(ratio * current));
+  const double proposal = std::ceil(ratio * current);
+  return proposal >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(proposal);
+}
+
+// Step 1 over every metric (horizontal.go computeReplicasForMetrics): the largest proposal, and
+// the metric it came from. A metric that cannot be read is skipped; when some are missing the
+// HPA does not scale down on the others. Empty when none can be read.
+struct Proposal {
+  int replicas;
+  const MetricInput* decidedBy;
+};
+std::optional<Proposal> proposeOverMetrics(int current, const std::vector<MetricInput>& metrics) {
+  std::optional<Proposal> best;
+  bool someMissing = false;
+  for (const MetricInput& metric : metrics) {
+    if (!metric.current || !(metric.target > 0)) {
+      someMissing = true;
+      continue;
+    }
+    const int replicas = proposeReplicas(current, *metric.current, metric.target);
+    if (!best || replicas > best->replicas) best = Proposal{replicas, &metric};
+  }
+  if (best && someMissing && best->replicas < current) best->replicas = current;
+  return best;
 }
 
 // Step 2: stabilisation. Scale up to the lowest recommendation of the up-window, down to the
@@ -90,9 +113,13 @@ ScalingRules defaultScaleDown() {
   return {std::chrono::seconds(300), SelectPolicy::Max, {{ScalingPolicy::Type::Percent, 100, std::chrono::seconds(15)}}};
 }
 
-double utilizationFromDemand(double demandReplicas, int replicas, int targetUtilization) {
+double metricFromDemand(double demandReplicas, int replicas, double target) {
   if (replicas <= 0) return 0;
-  return demandReplicas / replicas * targetUtilization;
+  return demandReplicas / replicas * target;
+}
+
+double utilizationFromDemand(double demandReplicas, int replicas, int targetUtilization) {
+  return metricFromDemand(demandReplicas, replicas, targetUtilization);
 }
 
 SyncResult syncHpa(const SyncInput& input, HpaMemory& memory) {
@@ -112,15 +139,21 @@ SyncResult syncHpa(const SyncInput& input, HpaMemory& memory) {
                          condition("ScalingActive", false, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero")};
     return result;
   }
-  if (!input.utilizationPercent) {
+  std::vector<MetricInput> cpuOnly;
+  if (input.metrics.empty()) {
+    cpuOnly.push_back({static_cast<double>(spec.targetUtilization), input.utilizationPercent,
+                       "cpu resource utilization (percentage of request)"});
+    if (input.utilizationPercent) result.currentUtilizationPercent = static_cast<int>(*input.utilizationPercent);
+  }
+  const std::vector<MetricInput>& metrics = input.metrics.empty() ? cpuOnly : input.metrics;
+  const std::optional<Proposal> proposed = proposeOverMetrics(current, metrics);
+  if (!proposed) {
     result.desiredReplicas = current;
     result.conditions = {condition("AbleToScale", true, "SucceededGetScale", "the HPA controller was able to get the target's current scale"),
                          condition("ScalingActive", false, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: no metrics returned")};
     return result;
   }
-  const double utilization = *input.utilizationPercent;
-  result.currentUtilizationPercent = static_cast<int>(utilization);
-  const int proposal = proposeReplicas(current, utilization, spec.targetUtilization);
+  const int proposal = proposed->replicas;
 
   bool heldDown = false;
   int desired = stabilize(current, proposal, spec, memory, input.now, heldDown);
@@ -155,7 +188,7 @@ SyncResult syncHpa(const SyncInput& input, HpaMemory& memory) {
 
   if (result.rescaled) {
     memory.scaleEvents.push_back({input.now, desired - current});
-    const std::string why = desired > current ? "cpu resource utilization (percentage of request) above target"
+    const std::string why = desired > current ? proposed->decidedBy->description + " above target"
                                               : "All metrics below target";
     result.event = SyncResult::Event{"Normal", "SuccessfulRescale", "New size: " + std::to_string(desired) + "; reason: " + why};
     result.conditions.push_back(condition("AbleToScale", true, "SucceededRescale",
@@ -170,8 +203,8 @@ SyncResult syncHpa(const SyncInput& input, HpaMemory& memory) {
   while (!memory.scaleEvents.empty() && memory.scaleEvents.front().time <= input.now - std::chrono::minutes(30))
     memory.scaleEvents.pop_front();
   result.conditions.push_back(condition("ScalingActive", true, "ValidMetricFound",
-                                        "the HPA was able to successfully calculate a replica count from cpu resource "
-                                        "utilization (percentage of request)"));
+                                        "the HPA was able to successfully calculate a replica count from " +
+                                            proposed->decidedBy->description));
   if (limitedReason)
     result.conditions.push_back(condition("ScalingLimited", true, limitedReason, limitedMessage));
   else

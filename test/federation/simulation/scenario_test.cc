@@ -113,4 +113,37 @@ TEST(ScenarioTest, EveryBrokenRuleIsNamed) {
 }
 
 }  // namespace
+TEST(ScenarioTest, MetricListsGiveEachMetricItsOwnDemandOrTheSingleOne) {
+  json document = minimal();
+  document["federated"]["metrics"] = json::parse(R"([
+    {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}},
+    {"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "Value", "value": "2k"}}}])");
+  document["metricDemand"] = {{"queue", {{"member2", json::parse("[[0, 7]]")}}}};
+  const Scenario s = parseScenario(document);
+  ASSERT_EQ(s.demandCount(), 2u);
+  EXPECT_EQ(s.metrics[1].targetValue, 2000);
+  EXPECT_EQ(s.metricDemandAt(1, "member2", 100), 7);
+  EXPECT_EQ(s.metricDemandAt(0, "member2", 100), 0);          // cpu: member2's single demand (none)
+  EXPECT_EQ(s.metricDemandAt(1, "member1", 600), 12);         // queue on member1: its single demand
+}
+
+TEST(ScenarioTest, MetricDemandAndSpillRulesAreNamed) {
+  json unknownMetric = minimal();
+  unknownMetric["metricDemand"] = {{"queue", {{"member1", json::parse("[[0, 1]]")}}}};
+  EXPECT_THAT(errorFor(unknownMetric), HasSubstr("metricDemand.queue: federated.metrics has no metric of that name"));
+
+  json badMetric = minimal();
+  badMetric["federated"]["metrics"] = json::parse(R"([{"type": "Pods", "pods": {"metric": {"name": "x"}, "target": {"type": "Nope"}}}])");
+  EXPECT_THAT(errorFor(badMetric), HasSubstr("federated.metrics[0].pods.target.type"));
+
+  json chain = minimal();
+  chain["clusters"].push_back("member3");
+  chain["spill"] = {{"member1", "member2"}, {"member2", "member3"}};
+  EXPECT_THAT(errorFor(chain), HasSubstr("spill.member2: member1 spills into it, so it cannot spill on"));
+
+  json unknownTarget = minimal();
+  unknownTarget["spill"] = {{"member1", "member9"}};
+  EXPECT_THAT(errorFor(unknownTarget), HasSubstr("spill.member1: unknown cluster member9"));
+}
+
 }  // namespace fedhpa::simulation

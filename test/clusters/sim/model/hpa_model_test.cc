@@ -2,6 +2,7 @@
 // every sync keeps.
 #include "clusters/sim/model/hpa_model.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -22,7 +23,7 @@ HpaSpec spec(int min, int max, int target = 50) {
 }
 
 SyncResult sync(const HpaSpec& hpa, int current, double utilization, HpaMemory& memory, TimePoint now) {
-  return syncHpa({hpa, current, utilization, now}, memory);
+  return syncHpa({hpa, current, utilization, now, {}}, memory);
 }
 
 const Condition* find(const SyncResult& result, const std::string& type) {
@@ -114,7 +115,7 @@ TEST(HpaModel, AnHpasOwnBehaviorReplacesTheDefaults) {
 
 TEST(HpaModel, MissingTargetAndZeroReplicas) {
   HpaMemory memory;
-  const auto missing = syncHpa({spec(1, 10), std::nullopt, 50, kStart}, memory);
+  const auto missing = syncHpa({spec(1, 10), std::nullopt, 50, kStart, {}}, memory);
   EXPECT_FALSE(find(missing, "ScalingActive")->status);
   EXPECT_EQ(find(missing, "ScalingActive")->reason, "FailedGetScale");
   EXPECT_EQ(missing.event->reason, "FailedGetScale");
@@ -154,4 +155,34 @@ TEST(HpaModel, RandomInputsStayInRangeAndAreDeterministic) {
 }
 
 }  // namespace
+TEST(HpaModel, TheLargestProposalOverTheMetricsWinsAndNamesItsMetric) {
+  HpaMemory memory;
+  // CPU at 20 % of a 50 % target wants 2, requests at 25 per pod against 10 want 10.
+  SyncInput input{spec(1, 20), 4, std::nullopt, kStart, {}};
+  input.metrics = {{50, 20, "cpu resource utilization (percentage of request)"},
+                   {10, 25, "pods metric http_requests_per_second"}};
+  const SyncResult result = syncHpa(input, memory);
+  EXPECT_EQ(result.desiredReplicas, 8);  // 4 -> 10 wanted, the scale-up limit allows 8
+  EXPECT_THAT(result.event->message, ::testing::HasSubstr("pods metric http_requests_per_second above target"));
+  EXPECT_THAT(find(result, "ScalingActive")->message, ::testing::HasSubstr("http_requests_per_second"));
+}
+
+TEST(HpaModel, AMissingMetricStopsScaleDownButNotScaleUp) {
+  HpaMemory memory;
+  SyncInput input{spec(1, 20), 6, std::nullopt, kStart, {}};
+  input.metrics = {{50, 10, "cpu resource utilization (percentage of request)"},
+                   {10, std::nullopt, "external metric queue_depth"}};
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 6);  // CPU alone would go to 2
+  input.metrics[0].current = 100;
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 12);
+  input.metrics[0].current.reset();
+  const SyncResult none = syncHpa(input, memory);
+  EXPECT_FALSE(find(none, "ScalingActive")->status);
+}
+
+TEST(HpaModel, EveryMetricReadsTargetTimesDemandOverReplicas) {
+  EXPECT_DOUBLE_EQ(metricFromDemand(10, 4, 25), 62.5);
+  EXPECT_DOUBLE_EQ(metricFromDemand(10, 0, 25), 0);
+}
+
 }  // namespace fedhpa::sim
