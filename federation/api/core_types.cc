@@ -1,5 +1,6 @@
 // core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
 #include "federation/api/basic_resource_type.h"
+#include "federation/api/karmada_types.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
@@ -157,7 +158,7 @@ std::shared_ptr<const ResourceType> leaseType() { return std::make_shared<LeaseT
 
 std::vector<std::shared_ptr<const ResourceType>> federationResources() {
   return {namespaceType(), eventType(), secretType(), horizontalPodAutoscalerType(), deploymentType(),
-          leaseType(), clusterType()};
+          leaseType(), clusterType(), federatedHpaType(), cronFederatedHpaType()};
 }
 
 }  // namespace fedhpa::api
