@@ -174,7 +174,7 @@ TEST(Discovery, AggregatedDocumentHasWhatKubectlNeeds) {
 TEST(OpenApi, EveryServedGroupVersionDeclaresFieldValidationOnPatch) {
   const auto resources = federationResources();
   const json root = openApiRoot(resources);
-  EXPECT_EQ(root["paths"].size(), 6u);  // api/v1, autoscaling v2+v1, apps, coordination, federation
+  EXPECT_EQ(root["paths"].size(), 7u);  // api/v1, autoscaling v2+v1, apps, coordination, federation, autoscaling.karmada.io
   for (const auto& [path, entry] : root["paths"].items()) {
     EXPECT_THAT(entry["serverRelativeURL"].get<std::string>(), HasSubstr("?hash="));
     const auto document = openApiDocument(resources, path);
