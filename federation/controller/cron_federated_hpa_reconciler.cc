@@ -59,6 +59,12 @@ std::optional<api::TimeZone> CronFederatedHpaReconciler::zone(const std::string&
   return loaded;
 }
 
+std::optional<SystemTime> CronFederatedHpaReconciler::firedHere(const std::string& rule) {
+  std::lock_guard lock(firedMutex_);
+  const auto it = fired_.find(rule);
+  return it == fired_.end() ? std::nullopt : std::optional<SystemTime>(it->second);
+}
+
 CronFederatedHpaReconciler::Outcome CronFederatedHpaReconciler::apply(const json& cron, const json& rule) {
   const json ref = cron["spec"].value("scaleTargetRef", json::object());
   const std::string kind = ref.value("kind", "");
@@ -104,7 +110,12 @@ CronFederatedHpaReconciler::Outcome CronFederatedHpaReconciler::apply(const json
 void CronFederatedHpaReconciler::reconcile(const std::string& key) {
   const auto slash = key.find('/');
   const auto cron = context_.cronFederatedHpas.get(key.substr(0, slash), key.substr(slash + 1));
-  if (!cron || !metaField(*cron, "deletionTimestamp").empty()) return;
+  if (!cron || !metaField(*cron, "deletionTimestamp").empty()) {
+    std::lock_guard lock(firedMutex_);
+    const std::string prefix = key + "/";
+    for (auto it = fired_.lower_bound(prefix); it != fired_.end() && it->first.rfind(prefix, 0) == 0;) it = fired_.erase(it);
+    return;
+  }
   const SystemTime now = context_.time.systemTime();
   const SystemTime floor = now - context_.catchUpWindow;
   const json previous = cron->value("status", json::object());
@@ -124,7 +135,9 @@ void CronFederatedHpaReconciler::reconcile(const std::string& key) {
       histories.push_back(history);
       continue;
     }
-    const auto last = lastScheduleTime(history);
+    const std::string ruleKey = key + "/" + metaField(*cron, "uid") + "/" + ruleName;
+    auto last = lastScheduleTime(history);
+    if (const auto here = firedHere(ruleKey); here && (!last || *here > *last)) last = here;
     SystemTime from = std::max(last.value_or(created.value_or(now)), floor);
     std::optional<SystemTime> due;
     for (auto next = schedule->nextAfter(from, *ruleZone); next && *next <= now; next = schedule->nextAfter(*next, *ruleZone)) due = next;
@@ -137,6 +150,10 @@ void CronFederatedHpaReconciler::reconcile(const std::string& key) {
                                      formatted(*due) + " were missed; fired once for " + formatted(*due));
       }
       const Outcome outcome = apply(*cron, rule);
+      {
+        std::lock_guard lock(firedMutex_);
+        fired_[ruleKey] = *due;
+      }
       json entry = {{"scheduleTime", formatted(*due)}, {"executionTime", formatted(now)}};
       if (outcome.succeeded) {
         entry.update(outcome.applied);

@@ -54,7 +54,14 @@ class CronFederatedHpaReconciler {
   Outcome apply(const clusters::json& cron, const clusters::json& rule);
   std::optional<api::TimeZone> zone(const std::string& name, std::string* error);
 
+  // The schedule time each rule (by "namespace/name/uid/rule") was last fired for by this process:
+  // the status says the same once the informer has caught up with the status write, but a tick
+  // that reads the cache before then must not fire the rule again.
+  std::optional<SystemTime> firedHere(const std::string& rule);
+
   CronFederatedHpaContext context_;
+  std::mutex firedMutex_;
+  std::map<std::string, SystemTime> fired_;
   std::mutex zonesMutex_;
   std::map<std::string, api::TimeZone> zones_;  // loaded once per name
 };

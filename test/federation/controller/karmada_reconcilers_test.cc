@@ -281,6 +281,22 @@ TEST_F(CronFederatedHpaReconcilerTest, NeverFiresTheSameScheduleTimeTwiceEvenAft
   EXPECT_EQ(history()["successfulExecutions"].size(), 1u);
 }
 
+TEST_F(CronFederatedHpaReconcilerTest, AStaleCacheDoesNotFireTheRuleAgain) {
+  api_.put(kCronFederatedHpas, cron(kFederatedHpaTarget, json::array({{{"name", "peak"}, {"schedule", "1 10 * * *"},
+                                                                        {"targetMaxReplicas", 20}}})));
+  setClock("2026-03-02T10:01:00Z");
+  reconcile();
+  api_.touch(kFederatedHpas, "default", "nginx", [](json& object) { object["spec"]["maxReplicas"] = 7; });
+  setClock("2026-03-02T10:01:01Z");
+  // The cache has not seen the status write yet: no second firing; the status write from the
+  // stale copy conflicts, and the key comes back once the cache has caught up.
+  EXPECT_THROW(reconciler_->reconcile("default/scale"), clusters::ClientError);
+  EXPECT_EQ(target()["maxReplicas"], 7);
+  reconcile();
+  EXPECT_EQ(target()["maxReplicas"], 7);
+  EXPECT_EQ(history()["successfulExecutions"].size(), 1u);
+}
+
 TEST_F(CronFederatedHpaReconcilerTest, CatchesUpInsideTheWindowOnlyOnceAndNotBeyondIt) {
   api_.put(kCronFederatedHpas, cron(kFederatedHpaTarget, json::array({{{"name", "every"}, {"schedule", "*/10 * * * *"},
                                                                          {"targetMaxReplicas", 15}}})));
