@@ -54,14 +54,16 @@ class FederatedHpaReconcilerTest : public ::testing::Test {
   }
   void reconcile(const std::string& key = "default/nginx") {
     refresh();
-    reconciler_.reconcile(key);
+    reconciler_->reconcile(key);
     refresh();
   }
   std::vector<json> events() {
+    reconciler_.reset();
     events_.reset();  // flushes
     std::vector<json> out;
     for (const auto& [key, event] : api_.all(kEvents)) out.push_back(event);
     events_ = std::make_unique<EventRecorder>(api_, time_);
+    reconciler_ = makeReconciler();
     return out;
   }
   bool hasEvent(const std::string& reason, const std::string& text) {
@@ -81,14 +83,18 @@ class FederatedHpaReconcilerTest : public ::testing::Test {
   SnapshotLister federatedHpas_{api_, kFederatedHpas};
   SnapshotLister hpas_{api_, kHpas};
   std::unique_ptr<EventRecorder> events_ = std::make_unique<EventRecorder>(api_, time_);
-  FederatedHpaReconciler reconciler_{{api_, federatedHpas_, hpas_,
-                                      [this](const std::string& ns) {
-                                        std::vector<json> out;
-                                        for (const auto& [key, hpa] : api_.all(kHpas))
-                                          if (hpa["metadata"].value("namespace", "") == ns) out.push_back(hpa);
-                                        return out;
-                                      },
-                                      *events_, time_}};
+  std::unique_ptr<FederatedHpaReconciler> reconciler_ = makeReconciler();
+
+  // A reconciler recording through the current events_ (events() replaces the recorder).
+  std::unique_ptr<FederatedHpaReconciler> makeReconciler() {
+    auto hpasInNamespace = [this](const std::string& ns) {
+      std::vector<json> out;
+      for (const auto& [key, hpa] : api_.all(kHpas))
+        if (hpa["metadata"].value("namespace", "") == ns) out.push_back(hpa);
+      return out;
+    };
+    return std::make_unique<FederatedHpaReconciler>(FederatedHpaContext{api_, federatedHpas_, hpas_, hpasInNamespace, *events_, time_});
+  }
 };
 
 TEST_F(FederatedHpaReconcilerTest, CreatesAnOwnedFederatedHpaWithTheSameSpec) {
