@@ -1,5 +1,6 @@
 // core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
 #include "federation/api/basic_resource_type.h"
+#include "federation/api/karmada_types.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
@@ -159,7 +160,7 @@ std::vector<std::shared_ptr<const ResourceType>> federationResources() {
   std::vector<std::shared_ptr<const ResourceType>> all = {
       namespaceType(), eventType(),       secretType(),      horizontalPodAutoscalerType(), deploymentType(),
       leaseType(),     clusterType(),     roleType(),        clusterRoleType(),             roleBindingType(),
-      clusterRoleBindingType()};
+      clusterRoleBindingType(), federatedHpaType(), cronFederatedHpaType()};
   for (auto& review : authorizationReviewTypes()) all.push_back(std::move(review));
   return all;
 }

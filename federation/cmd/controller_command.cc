@@ -41,6 +41,7 @@ struct ControllerFlags {
   std::string unhealthyGrace = "40s";
   std::string forbiddenWindow = "2m";
   std::string policy = "demand";
+  std::string cronCatchUpWindow = "2m";
 };
 
 void addControllerFlags(po::options_description& options, ControllerFlags& flags) {
@@ -51,7 +52,9 @@ void addControllerFlags(po::options_description& options, ControllerFlags& flags
       ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
       ("cluster-unhealthy-grace", po::value<std::string>(&flags.unhealthyGrace)->default_value("40s"), "NotReady this long: no longer eligible")
       ("hpa-scale-forbidden-window", po::value<std::string>(&flags.forbiddenWindow)->default_value("2m"), "kubefed v1's window after a member scaled")
-      ("partition-policy", po::value<std::string>(&flags.policy)->default_value("demand"), "demand or legacy");
+      ("partition-policy", po::value<std::string>(&flags.policy)->default_value("demand"), "demand or legacy")
+      ("cron-catch-up-window", po::value<std::string>(&flags.cronCatchUpWindow)->default_value("2m"),
+       "a CronFederatedHPA rule missed (controller down, no leader) fires late only if its schedule time is this recent");
 }
 
 // The flags as ControllerOptions, or an error message.
@@ -72,6 +75,9 @@ std::variant<controller::ControllerOptions, std::string> controllerOptions(const
   options.clusterUnhealthyGrace = *grace;
   options.policy.kind = *policy;
   options.policy.scaleForbiddenWindow = std::chrono::duration_cast<std::chrono::seconds>(*window);
+  const auto catchUp = parseDurationFlag(flags.cronCatchUpWindow);
+  if (!catchUp) return std::string(kDurationSyntax);
+  options.karmada.cronCatchUpWindow = std::chrono::duration_cast<std::chrono::seconds>(*catchUp);
   return options;
 }
 

@@ -28,7 +28,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       federatedHpas_(federation, kHpas, enqueueing(queue_)),
       federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}, options.policy),
-      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}) {}
+      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}),
+      karmada_(federation, events_, time, options.karmada) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 
@@ -41,6 +42,7 @@ void ControllerManager::start() {
   registry_.start();
   federatedHpas_.start();
   federatedDeployments_.start();
+  karmada_.start();
   starter_ = std::thread([this] { waitForCachesThenRun(); });
 }
 
@@ -91,6 +93,7 @@ void ControllerManager::stop() {
   stopped_.notify_all();
   if (starter_.joinable()) starter_.join();
   if (resync_.joinable()) resync_.join();
+  karmada_.stop();
   queue_.shutDown();
   deploymentQueue_.shutDown();
   for (auto& worker : workers_) worker.join();

@@ -19,6 +19,7 @@
 #include "federation/common/time_source.h"
 #include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/hpa_reconciler.h"
+#include "federation/controller/karmada_controllers.h"
 #include "federation/controller/member_calls.h"
 #include "federation/controller/work_queue.h"
 
@@ -33,6 +34,7 @@ struct ControllerOptions {
   std::chrono::milliseconds memberSyncTimeout{10000};
   MemberCallOptions memberCalls;
   partitioner::Policy policy;
+  KarmadaOptions karmada;
 };
 
 class ControllerManager : public MemberClusters {
@@ -79,6 +81,7 @@ class ControllerManager : public MemberClusters {
   clusters::Informer federatedDeployments_;
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
+  KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster
   std::atomic<bool> workersStarted_{false};

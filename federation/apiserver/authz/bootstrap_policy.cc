@@ -78,15 +78,22 @@ json adminRules() {
 
 // What the controller-manager does, found by auditing the walkthrough (see README): watch and
 // write federated HPAs and Deployments and their status, watch Clusters and write their status,
-// record Events. Secrets and its Lease are granted by Roles in their namespaces only.
+// record Events; for Karmada's front door, create and delete the HPA a FederatedHPA owns, write
+// FederatedHPAs (finalizer, status) and CronFederatedHPAs' status. Secrets and its Lease are granted
+// by Roles in their namespaces only.
 json controllerManagerRules() {
-  return json::array({rule({"autoscaling"}, {"horizontalpodautoscalers"}, {"get", "list", "watch", "update", "patch"}),
+  return json::array({rule({"autoscaling"}, {"horizontalpodautoscalers"},
+                           {"get", "list", "watch", "create", "update", "patch", "delete"}),
                       rule({"autoscaling"}, {"horizontalpodautoscalers/status"}, {"update", "patch"}),
                       rule({"apps"}, {"deployments"}, {"get", "list", "watch", "update", "patch"}),
                       rule({"apps"}, {"deployments/status"}, {"update", "patch"}),
                       rule({"federation"}, {"clusters"}, {"get", "list", "watch"}),
                       rule({"federation"}, {"clusters/status"}, {"update", "patch"}),
-                      rule({""}, {"events"}, {"create", "update", "patch"})});
+                      rule({""}, {"events"}, {"create", "update", "patch"}),
+                      rule({"autoscaling.karmada.io"}, {"federatedhpas"}, {"get", "list", "watch", "update", "patch"}),
+                      rule({"autoscaling.karmada.io"}, {"federatedhpas/status"}, {"update", "patch"}),
+                      rule({"autoscaling.karmada.io"}, {"cronfederatedhpas"}, {"get", "list", "watch"}),
+                      rule({"autoscaling.karmada.io"}, {"cronfederatedhpas/status"}, {"update", "patch"})});
 }
 
 }  // namespace
