@@ -18,6 +18,7 @@ int apiserverMain(int argc, char** argv) {
   std::string listen;
   std::string dataDir;
   ServeFlags serve;
+  serve.threads = kFederationApiThreads;
   po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT --data-dir DIR");
   options.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")

@@ -15,6 +15,7 @@
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/serve.h"
 #include "federation/common/duration.h"
 #include "federation/common/logging.h"
 #include "federation/common/time_source.h"
@@ -231,8 +232,9 @@ int upMain(int argc, char** argv) {
   clusters::initializeHttpClientPool(4);
 
   // The federation API server, on its data dir.
-  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}),
-                                        api::federationResources(), apiserver::ApiServerOptions{});
+  apiserver::ApiServerOptions federationOptions;
+  federationOptions.http.threads = kFederationApiThreads;
+  apiserver::ApiServer federationServer(storage::SqliteStorage::open(dataDir, {}), api::federationResources(), federationOptions);
   const std::string federationUrl = "http://127.0.0.1:" + std::to_string(federationServer.start());
   // The members.
   std::vector<std::unique_ptr<sim::MemberSimulator>> simulators;
