@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -111,7 +112,7 @@ class RestClient::Impl {
     // object; one whose name the server generates (an Event's) would be created twice.
     const bool repeatable = method != http::methods::POST || !body || !body->contains("metadata") ||
                             !(*body)["metadata"].is_object() || !(*body)["metadata"].contains("generateName");
-    std::mt19937 jitter(std::random_device{}());
+    std::optional<std::mt19937> jitter;  // seeded on the first retry: a random_device costs a syscall
     auto backoff = options_.retry.initialBackoff;
     for (int attempt = 1;; ++attempt) {
       try {
@@ -130,8 +131,9 @@ class RestClient::Impl {
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << ": " << error.what();
       }
       // Full jitter: a random wait up to the doubling backoff, capped.
+      if (!jitter) jitter.emplace(std::random_device{}());
       std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<long long>(backoff.count() / 2, backoff.count())(jitter)));
+          std::uniform_int_distribution<long long>(backoff.count() / 2, backoff.count())(*jitter)));
       backoff = std::min(backoff * 2, options_.retry.maxBackoff);
     }
   }
