@@ -5,7 +5,9 @@
 #include <cpprest/containerstream.h>
 #include <pplx/threadpool.h>
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -42,19 +44,21 @@ class RestWatchStream : public WatchStream {
       : body_(response.body()), cancel_(std::move(cancel)) {}
   ~RestWatchStream() override { cancel(); }
 
+  // One event per line. The body is read in whatever pieces have arrived (all that is available,
+  // or one byte when nothing is, which waits), not byte by byte: istream::read_line costs a task
+  // continuation per byte, most of a controller's CPU while it watches busy members.
   std::optional<json> next() override {
     for (;;) {
-      concurrency::streams::container_buffer<std::string> line;
-      std::size_t read = 0;
-      try {
-        read = body_.read_line(line).get();
-      } catch (const std::exception& error) {
-        if (cancel_.get_token().is_canceled()) return std::nullopt;
-        throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", std::string("watch: ") + error.what());
+      const auto newline = pending_.find('\n', scanned_);
+      if (newline == std::string::npos) {
+        scanned_ = pending_.size();
+        if (!readMore()) return std::nullopt;
+        continue;
       }
-      if (read == 0 && body_.is_eof()) return std::nullopt;
-      const std::string& text = line.collection();
-      if (text.empty()) continue;
+      const std::string text = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      scanned_ = 0;
+      if (text.empty() || text == "\r") continue;
       json event = json::parse(text, nullptr, false);
       if (event.is_discarded()) throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + text);
       return event;
@@ -64,8 +68,28 @@ class RestWatchStream : public WatchStream {
   void cancel() override { cancel_.cancel(); }
 
  private:
+  // Appends what the body has (at least one byte); false at its end or once cancelled.
+  bool readMore() {
+    auto buffer = body_.streambuf();
+    const std::size_t want = std::clamp<std::size_t>(buffer.in_avail(), 1, 64 * 1024);
+    const std::size_t had = pending_.size();
+    pending_.resize(had + want);
+    std::size_t read = 0;
+    try {
+      read = buffer.getn(reinterpret_cast<std::uint8_t*>(pending_.data() + had), want).get();
+    } catch (const std::exception& error) {
+      pending_.resize(had);
+      if (cancel_.get_token().is_canceled()) return false;
+      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", std::string("watch: ") + error.what());
+    }
+    pending_.resize(had + read);
+    return read > 0;
+  }
+
   concurrency::streams::istream body_;
   pplx::cancellation_token_source cancel_;
+  std::string pending_;      // received, not yet returned
+  std::size_t scanned_ = 0;  // no newline in pending_ before this
 };
 
 }  // namespace
@@ -88,7 +112,7 @@ class RestClient::Impl {
     // object; one whose name the server generates (an Event's) would be created twice.
     const bool repeatable = method != http::methods::POST || !body || !body->contains("metadata") ||
                             !(*body)["metadata"].is_object() || !(*body)["metadata"].contains("generateName");
-    std::mt19937 jitter(std::random_device{}());
+    std::optional<std::mt19937> jitter;  // seeded on the first retry: a random_device costs a syscall
     auto backoff = options_.retry.initialBackoff;
     for (int attempt = 1;; ++attempt) {
       try {
@@ -107,8 +131,9 @@ class RestClient::Impl {
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << ": " << error.what();
       }
       // Full jitter: a random wait up to the doubling backoff, capped.
+      if (!jitter) jitter.emplace(std::random_device{}());
       std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<long long>(backoff.count() / 2, backoff.count())(jitter)));
+          std::uniform_int_distribution<long long>(backoff.count() / 2, backoff.count())(*jitter)));
       backoff = std::min(backoff * 2, options_.retry.maxBackoff);
     }
   }

@@ -15,8 +15,6 @@ namespace fedhpa::cmd {
 
 namespace po = boost::program_options;
 
-constexpr int kEtcdServeThreads = 8;
-
 int apiserverMain(int argc, char** argv) {
   std::string listen;
   std::string authorizationMode;
@@ -24,6 +22,7 @@ int apiserverMain(int argc, char** argv) {
   std::uint64_t auditLogMaxSizeMb = 0;
   StorageFlags storageFlags;
   ServeFlags serve;
+  serve.threads = kFederationApiThreads;
   po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT (--data-dir DIR | --etcd-servers URL[,URL...])");
   options.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
@@ -57,9 +56,6 @@ int apiserverMain(int argc, char** argv) {
     std::cerr << "error: one of --data-dir or --etcd-servers is required\n";
     return kUsageError;
   }
-  // A request on etcd waits for etcd's fsync on the HTTP thread that serves it; more threads keep
-  // more writes in flight, which etcd commits together (what `make bench` measures against raw puts).
-  if (!storageFlags.etcdServers.empty() && vm["threads"].defaulted()) serverOptions.http.threads = kEtcdServeThreads;
   // etcd is reached through cpprestsdk: a small pool, as its 40 default threads cost latency here.
   clusters::initializeHttpClientPool(4);
   auto storage = openStorage(storageFlags);

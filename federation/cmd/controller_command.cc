@@ -18,6 +18,7 @@
 #include "federation/api/machinery/base64.h"
 #include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/serve.h"
 #include "federation/cmd/storage_flags.h"
 #include "federation/cmd/up_pki.h"
 #include "federation/common/duration.h"
@@ -264,6 +265,7 @@ int upMain(int argc, char** argv) {
     return path.string();
   };
   apiserver::ApiServerOptions serverOptions;
+  serverOptions.http.threads = kFederationApiThreads;
   serverOptions.http.tls = apiserver::http::TlsOptions{writePrivate("apiserver.crt", serving.certificate),
                                                        writePrivate("apiserver.key", serving.privateKey)};
   serverOptions.http.clientCaFile = writePrivate("ca.crt", ca.certificate);

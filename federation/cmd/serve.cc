@@ -11,7 +11,7 @@ namespace po = boost::program_options;
 
 void addServeFlags(po::options_description& options, ServeFlags& flags) {
   options.add_options()
-      ("threads", po::value<int>(&flags.threads)->default_value(2), "HTTP server threads")
+      ("threads", po::value<int>(&flags.threads)->default_value(flags.threads), "HTTP server threads")
       ("tls-cert-file", po::value<std::string>(&flags.tlsCertFile), "serve HTTPS with this certificate (PEM)")
       ("tls-private-key-file", po::value<std::string>(&flags.tlsPrivateKeyFile), "private key of --tls-cert-file (PEM)")
       ("client-ca-file", po::value<std::string>(&flags.clientCaFile), "authenticate client certificates signed by this CA (user = CN, groups = O)")

@@ -23,6 +23,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       time_(time),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
+      // Half the workers at most on resync keys: the other half is free the moment an event comes.
+      queue_(std::chrono::milliseconds(100), std::chrono::seconds(30), static_cast<std::size_t>(std::max(1, options.workers / 2))),
       events_(federation, time),
       calls_(time, options.memberCalls),
       federatedHpas_(federation, kHpas, enqueueing(queue_)),

@@ -121,10 +121,9 @@ void HpaReconciler::reconcile(const std::string& key) {
     finalize(*cached, locals);
     return;
   }
-  const json federated = ensureFinalizer(*cached);
-
-  const auto decoded = api::decodeFederatedHpa(federated, "federated");
-  const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
+  const json& planned = *cached;
+  const auto decoded = api::decodeFederatedHpa(planned, "federated");
+  const std::string selector = annotationOf(planned, kClusterSelectorAnnotation);
   // Members that may hold a copy but cannot be planned for keep what they hold: their share of
   // the federated limits is frozen, and the rest is partitioned over the healthy members.
   partitioner::Limits frozen{0, 0};
@@ -147,7 +146,7 @@ void HpaReconciler::reconcile(const std::string& key) {
     try {
       selected = clusterSelected(selector, local.member.labels);
     } catch (const SelectorError& error) {
-      context_.events.record(federated, "Warning", "InvalidClusterSelector", error.what());
+      context_.events.record(planned, "Warning", "InvalidClusterSelector", error.what());
       return;
     }
     if (!selected) continue;
@@ -172,6 +171,10 @@ void HpaReconciler::reconcile(const std::string& key) {
       if (state.hpa) plan.moves.push_back({state.name, state.hpa->limits, std::nullopt, "members that are not answering hold the federated max"});
     }
   }
+  // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
+  // the plan leads to (what each member may hold if its writes go through), so that the status
+  // written after them is the placement's only other write to the federation.
+  const json federated = ensureFinalizer(planned, breakdownOf(projected(plan, locals)));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);
@@ -358,14 +361,46 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
   context_.federation.update(kHpas, withoutFederationFinalizer(federated));
 }
 
-json HpaReconciler::ensureFinalizer(const json& federated) {
+json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
   if (hasFinalizer(federated, kFederationFinalizer)) return federated;
   json updated = federated;
   updated["metadata"]["finalizers"].push_back(kFederationFinalizer);
+  if (!breakdown.empty()) updated["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
   return context_.federation.update(kHpas, updated);  // 409 when the cache was stale: requeued
 }
 
+// The members as they will be once the plan's writes have gone through, where that is more than
+// they hold now: a create holds the planned limits, an update the larger of old and new, a delete
+// or a member not written keeps what it has. Recorded before the writes, this never understates
+// what a member may hold, whichever writes fail.
+std::vector<HpaReconciler::MemberHpa> HpaReconciler::projected(const partitioner::Plan& plan, std::vector<MemberHpa> locals) {
+  std::map<std::string, std::optional<partitioner::Limits>> wanted;
+  for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
+  for (auto& local : locals) {
+    if (local.foreign || local.member.health != MemberHealth::Healthy) continue;
+    const auto it = wanted.find(local.member.name);
+    if (it == wanted.end() || !it->second) continue;
+    const partitioner::Limits& target = *it->second;
+    if (!local.hpa) {
+      local.hpa = json{{"spec", {{"minReplicas", target.min}, {"maxReplicas", target.max}}}};
+      continue;
+    }
+    json& spec = (*local.hpa)["spec"];
+    spec["minReplicas"] = std::max<partitioner::Replicas>(spec.value("minReplicas", 1LL), target.min);
+    spec["maxReplicas"] = std::max<partitioner::Replicas>(spec.value("maxReplicas", 0LL), target.max);
+  }
+  return locals;
+}
+
 namespace {
+
+std::optional<long long> cpuUtilizationOf(const json& status) {
+  std::optional<long long> utilization;
+  for (const auto& metric : status.value("currentMetrics", json::array()))
+    if (metric.value("type", "") == "Resource" && metric["resource"].value("name", "") == "cpu")
+      utilization = metric["resource"].value("current", json::object()).value("averageUtilization", 0LL);
+  return utilization;
+}
 
 // The federation's view of the members' conditions: able to scale and active when every member
 // holding the HPA is; limited when any member is (the reason names the members).
@@ -418,31 +453,36 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
 // The members' statuses summed onto the federated HPA, and each one in an annotation. Each is
 // written only when it changed, by update with the resourceVersion read (replace semantics: a
 // field that vanished from the members vanishes here too).
-json HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
-  long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
-  std::string lastScaleTime;
+json HpaReconciler::breakdownOf(const std::vector<MemberHpa>& locals) {
   json breakdown = json::object();
   for (const auto& local : locals) {
     if (!local.hpa || local.member.health == MemberHealth::Released) continue;
     const json spec = local.hpa->value("spec", json::object());
     const json status = local.hpa->value("status", json::object());
+    json entry = {{"min", spec.value("minReplicas", 1LL)}, {"max", spec.value("maxReplicas", 0LL)},
+                  {"current", status.value("currentReplicas", 0LL)}, {"desired", status.value("desiredReplicas", 0LL)}};
+    if (const auto utilization = cpuUtilizationOf(status)) entry["cpuUtilization"] = *utilization;
+    breakdown[local.member.name] = entry;
+  }
+  return breakdown;
+}
+
+json HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
+  long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
+  std::string lastScaleTime;
+  for (const auto& local : locals) {
+    if (!local.hpa || local.member.health == MemberHealth::Released) continue;
+    const json status = local.hpa->value("status", json::object());
     const long long memberCurrent = status.value("currentReplicas", 0LL);
     current += memberCurrent;
     desired += status.value("desiredReplicas", 0LL);
-    std::optional<long long> utilization;
-    for (const auto& metric : status.value("currentMetrics", json::array()))
-      if (metric.value("type", "") == "Resource" && metric["resource"].value("name", "") == "cpu")
-        utilization = metric["resource"].value("current", json::object()).value("averageUtilization", 0LL);
-    if (utilization) {
+    if (const auto utilization = cpuUtilizationOf(status)) {
       weightedUtilization += *utilization * memberCurrent;
       utilizationWeight += memberCurrent;
     }
     lastScaleTime = std::max(lastScaleTime, status.value("lastScaleTime", std::string()));
-    json entry = {{"min", spec.value("minReplicas", 1LL)}, {"max", spec.value("maxReplicas", 0LL)},
-                  {"current", memberCurrent}, {"desired", status.value("desiredReplicas", 0LL)}};
-    if (utilization) entry["cpuUtilization"] = *utilization;
-    breakdown[local.member.name] = entry;
   }
+  const json breakdown = breakdownOf(locals);
   json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                  {"currentReplicas", current},
                  {"desiredReplicas", desired},

@@ -1,9 +1,14 @@
 #include "federation/controller/work_queue.h"
 
+#include <algorithm>
+
 namespace fedhpa::controller {
 
-WorkQueue::WorkQueue(std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay)
-    : baseDelay_(baseDelay), maxDelay_(maxDelay), delays_([this] { runDelays(); }) {}
+WorkQueue::WorkQueue(std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay, std::size_t maxResyncInFlight)
+    : maxResyncInFlight_(std::max<std::size_t>(1, maxResyncInFlight)),
+      baseDelay_(baseDelay),
+      maxDelay_(maxDelay),
+      delays_([this] { runDelays(); }) {}
 
 WorkQueue::~WorkQueue() {
   shutDown();
@@ -51,7 +56,9 @@ void WorkQueue::forget(const std::string& key) {
 
 std::optional<std::string> WorkQueue::get() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return shuttingDown_ || !queue_.empty() || !resyncQueued_.empty(); });
+  changed_.wait(lock, [&] {
+    return shuttingDown_ || !queue_.empty() || (!resyncQueued_.empty() && resyncProcessing_.size() < maxResyncInFlight_);
+  });
   if (shuttingDown_) return std::nullopt;
   std::string key;
   if (!queue_.empty()) {
@@ -63,6 +70,7 @@ std::optional<std::string> WorkQueue::get() {
       key = resyncQueue_.front();
       resyncQueue_.pop_front();
     } while (!resyncQueued_.erase(key));
+    resyncProcessing_.insert(key);
   }
   processing_.insert(key);
   return key;
@@ -71,6 +79,7 @@ std::optional<std::string> WorkQueue::get() {
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mutex_);
   processing_.erase(key);
+  if (resyncProcessing_.erase(key)) changed_.notify_all();  // the next resync key may go
   if (dirty_.erase(key) && !shuttingDown_ && queued_.insert(key).second) {
     queue_.push_back(key);
     changed_.notify_all();

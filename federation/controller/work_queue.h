@@ -2,12 +2,15 @@
 // is added, is never handed to two workers at once (added while in flight, it comes back after
 // done()), and a key that keeps failing comes back later and later (per-key exponential backoff).
 // Keys added by a periodic resync wait in a lane of their own, served only when no key an event
-// added is waiting: a resync of thousands of keys never delays the reaction to a change.
+// added is waiting, and to at most maxResyncInFlight workers at once: a resync of thousands of
+// keys never delays the reaction to a change, neither in the queue nor by keeping every worker
+// (and the CPU) busy when the change comes.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -20,7 +23,8 @@ namespace fedhpa::controller {
 class WorkQueue {
  public:
   explicit WorkQueue(std::chrono::milliseconds baseDelay = std::chrono::milliseconds(100),
-                     std::chrono::milliseconds maxDelay = std::chrono::seconds(30));
+                     std::chrono::milliseconds maxDelay = std::chrono::seconds(30),
+                     std::size_t maxResyncInFlight = std::numeric_limits<std::size_t>::max());
   ~WorkQueue();
 
   void add(const std::string& key);
@@ -42,6 +46,8 @@ class WorkQueue {
   std::deque<std::string> resyncQueue_;   // may hold keys since moved up (not in resyncQueued_)
   std::set<std::string> resyncQueued_;
   std::set<std::string> processing_;
+  std::set<std::string> resyncProcessing_;  // handed out from the resync lane, not yet done
+  std::size_t maxResyncInFlight_;
   std::set<std::string> dirty_;  // added while processing
   std::map<std::string, int> failures_;
   std::multimap<std::chrono::steady_clock::time_point, std::string> delayed_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -142,41 +143,34 @@ class SqliteStorage::Impl {
     return result;
   }
 
+  // Group commit: a write joins the queue, and whichever writer finds no commit running takes
+  // everything queued and commits it in one transaction, so that writers arriving during one
+  // fsync share the next (etcd's backend batches its commits the same way). Each write is still
+  // checked on its own, in queue order, against the writes before it; one that fails its check
+  // fails alone. Returns once the write is durable, or throws.
   KeyValue write(const std::string& key, const std::optional<std::string>& value, std::optional<Revision> expected,
                  bool mustBeAbsent) {
-    std::lock_guard lock(mutex_);
-    Transaction transaction(*this);
-    std::optional<KeyValue> current;
-    {
-      Statement query(db_, "SELECT value, create_rev, mod_rev FROM kv WHERE key = ?");
-      query.bind(1, key);
-      if (query.step()) current = KeyValue{key, query.text(0), query.integer(1), query.integer(2)};
+    PendingWrite pending;
+    pending.key = key;
+    pending.value = value;
+    pending.expected = expected;
+    pending.mustBeAbsent = mustBeAbsent;
+    std::unique_lock lock(commitMutex_);
+    queued_.push_back(&pending);
+    commitDone_.wait(lock, [&] { return pending.finished || !committing_; });
+    if (!pending.finished) {  // no commit is running: this writer commits what is queued
+      std::vector<PendingWrite*> batch;
+      batch.swap(queued_);
+      committing_ = true;
+      lock.unlock();
+      commit(batch);
+      lock.lock();
+      committing_ = false;
+      for (PendingWrite* write : batch) write->finished = true;
+      commitDone_.notify_all();
     }
-    if (mustBeAbsent && current) throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
-    if (!mustBeAbsent && !current) throw StorageError(StorageError::Code::NotFound, key + " not found");
-    if (expected && current && current->modRevision != *expected)
-      throw StorageError(StorageError::Code::Conflict, key + " was modified at revision " +
-                                                           std::to_string(current->modRevision));
-    const Revision revision = revision_ + 1;
-    WatchEvent event;
-    if (value) {
-      event.type = WatchEvent::Type::Put;
-      event.kv = {key, *value, current ? current->createRevision : revision, revision};
-      Statement put(db_, "INSERT OR REPLACE INTO kv VALUES (?, ?, ?, ?)");
-      put.bind(1, key).bind(2, *value).bind(3, event.kv.createRevision).bind(4, revision).run();
-    } else {
-      event.type = WatchEvent::Type::Delete;
-      event.kv = {key, current->value, current->createRevision, revision};
-      Statement erase(db_, "DELETE FROM kv WHERE key = ?");
-      erase.bind(1, key).run();
-    }
-    event.previous = current;
-    recordEvent(event);
-    transaction.commit();
-    revision_ = revision;
-    compacted_ = pendingCompacted_;
-    enqueue({std::nullopt, event});
-    return event.kv;
+    if (pending.error) std::rethrow_exception(pending.error);
+    return pending.result;
   }
 
   std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent);
@@ -202,6 +196,78 @@ class SqliteStorage::Impl {
     std::optional<std::uint64_t> onlyFor;  // history replay goes to one watcher; live events to all
     WatchEvent event;
   };
+
+  struct PendingWrite {
+    std::string key;
+    std::optional<std::string> value;  // none: a delete
+    std::optional<Revision> expected;
+    bool mustBeAbsent = false;
+    // Set by the committing writer.
+    KeyValue result;
+    std::exception_ptr error;
+    bool finished = false;  // under commitMutex_
+  };
+
+  // One transaction for the batch. A write whose check fails (exists, missing, conflict) gets its
+  // error and changes nothing; any other failure rolls the whole batch back and fails every write.
+  void commit(const std::vector<PendingWrite*>& batch) {
+    std::lock_guard lock(mutex_);
+    std::vector<WatchEvent> events;
+    Revision revision = revision_;
+    Revision compacted = compacted_;
+    try {
+      Transaction transaction(*this);
+      for (PendingWrite* write : batch) {
+        try {
+          events.push_back(apply(*write, revision + 1, compacted));
+          write->result = events.back().kv;
+          ++revision;
+        } catch (const StorageError& error) {
+          if (error.code() == StorageError::Code::Unavailable) throw;
+          write->error = std::current_exception();
+        }
+      }
+      transaction.commit();
+    } catch (...) {
+      const auto failure = std::current_exception();
+      for (PendingWrite* write : batch) write->error = failure;
+      return;
+    }
+    revision_ = revision;
+    compacted_ = compacted;
+    for (auto& event : events) enqueue({std::nullopt, std::move(event)});
+  }
+
+  // One write inside the batch's transaction at `revision`; throws before changing anything when
+  // its check fails. `compacted` follows the history trimmed so far.
+  WatchEvent apply(const PendingWrite& write, Revision revision, Revision& compacted) {
+    std::optional<KeyValue> current;
+    {
+      Statement query(db_, "SELECT value, create_rev, mod_rev FROM kv WHERE key = ?");
+      query.bind(1, write.key);
+      if (query.step()) current = KeyValue{write.key, query.text(0), query.integer(1), query.integer(2)};
+    }
+    if (write.mustBeAbsent && current) throw StorageError(StorageError::Code::AlreadyExists, write.key + " already exists");
+    if (!write.mustBeAbsent && !current) throw StorageError(StorageError::Code::NotFound, write.key + " not found");
+    if (write.expected && current && current->modRevision != *write.expected)
+      throw StorageError(StorageError::Code::Conflict, write.key + " was modified at revision " +
+                                                           std::to_string(current->modRevision));
+    WatchEvent event;
+    if (write.value) {
+      event.type = WatchEvent::Type::Put;
+      event.kv = {write.key, *write.value, current ? current->createRevision : revision, revision};
+      Statement put(db_, "INSERT OR REPLACE INTO kv VALUES (?, ?, ?, ?)");
+      put.bind(1, write.key).bind(2, *write.value).bind(3, event.kv.createRevision).bind(4, revision).run();
+    } else {
+      event.type = WatchEvent::Type::Delete;
+      event.kv = {write.key, current->value, current->createRevision, revision};
+      Statement erase(db_, "DELETE FROM kv WHERE key = ?");
+      erase.bind(1, write.key).run();
+    }
+    event.previous = current;
+    recordEvent(event, compacted);
+    return event;
+  }
 
   // BEGIN IMMEDIATE ... COMMIT, rolled back if the scope ends without commit().
   class Transaction {
@@ -234,7 +300,7 @@ class SqliteStorage::Impl {
     return query.step() ? query.integer(0) : 0;
   }
 
-  void recordEvent(const WatchEvent& event) {
+  void recordEvent(const WatchEvent& event, Revision& compacted) {
     Statement insert(db_, "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, event.kv.modRevision).bind(2, event.kv.key);
     insert.bind(3, event.type == WatchEvent::Type::Put ? kPut : kDelete).bind(4, event.kv.value);
@@ -248,14 +314,13 @@ class SqliteStorage::Impl {
     Statement setRevision(db_, "UPDATE meta SET value = ? WHERE name = 'revision'");
     setRevision.bind(1, event.kv.modRevision).run();
     // Keep the newest historyLimit events; the revision below them can no longer be rebuilt.
-    pendingCompacted_ = compacted_;
     const Revision keepFrom = event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1;
-    if (keepFrom - 1 > compacted_) {
+    if (keepFrom - 1 > compacted) {
       Statement trim(db_, "DELETE FROM events WHERE rev < ?");
       trim.bind(1, keepFrom).run();
       Statement setCompacted(db_, "UPDATE meta SET value = ? WHERE name = 'compacted'");
       setCompacted.bind(1, keepFrom - 1).run();
-      pendingCompacted_ = keepFrom - 1;
+      compacted = keepFrom - 1;
     }
   }
 
@@ -334,7 +399,11 @@ class SqliteStorage::Impl {
   std::mutex mutex_;  // the connection and the revision counters
   Revision revision_ = 0;
   Revision compacted_ = 0;
-  Revision pendingCompacted_ = 0;
+
+  std::mutex commitMutex_;  // the queue of writes waiting for a commit
+  std::condition_variable commitDone_;
+  std::vector<PendingWrite*> queued_;
+  bool committing_ = false;
 
   std::mutex queueMutex_;  // the delivery queue and the watchers
   std::condition_variable queueChanged_;

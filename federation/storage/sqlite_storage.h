@@ -1,6 +1,7 @@
 // The default storage backend: one SQLite database (WAL, synchronous=FULL, so every acknowledged
-// write is on disk), a store-wide revision counter, and a bounded event history that serves
-// watch-from-revision and list-at-revision. The member-cluster simulator uses the same code on an
+// write is on disk; writes that arrive while a commit runs share the next one, group commit), a
+// store-wide revision counter, and a bounded event history that serves watch-from-revision and
+// list-at-revision. The member-cluster simulator uses the same code on an
 // in-memory database.
 #pragma once
 

@@ -536,6 +536,12 @@ std::string startServing(std::unique_ptr<Process>& process, const std::string& n
 
 Federation startFederation(const TempDir& dir, int members, const std::vector<std::string>& simFlags,
                            const std::vector<std::string>& controllerFlags) {
+  Federation f = startFederationWithoutController(dir, members, simFlags);
+  startController(f, dir, controllerFlags);
+  return f;
+}
+
+Federation startFederationWithoutController(const TempDir& dir, int members, const std::vector<std::string>& simFlags) {
   Federation f;
   f.federationUrl = startServing(f.apiserver, "apiserver",
                                  {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()}, dir);
@@ -550,14 +556,18 @@ Federation startFederation(const TempDir& dir, int members, const std::vector<st
     f.members.push_back(serverConfig(f.memberUrls.back()));
     servers.push_back({name, f.memberUrls.back()});
   }
-  const auto kubeconfig = dir.path() / "kubeconfig";
-  writeKubeconfig(kubeconfig, servers);
+  f.kubeconfig = dir.path() / "kubeconfig";
+  writeKubeconfig(f.kubeconfig, servers);
   for (int m = 1; m <= members; ++m) {
     const std::string name = "member" + std::to_string(m);
-    Process join("join-" + name, {FEDHPA_BINARY, "join", name, "--cluster-context", name, "--kubeconfig", kubeconfig.string()}, dir.path());
+    Process join("join-" + name, {FEDHPA_BINARY, "join", name, "--cluster-context", name, "--kubeconfig", f.kubeconfig.string()}, dir.path());
     if (const int status = join.waitExit(seconds(30)); status != 0)
       throw BenchError("fedhpa join " + name + " exited " + std::to_string(status) + ": " + join.stderrTail());
   }
+  return f;
+}
+
+void startController(Federation& f, const TempDir& dir, const std::vector<std::string>& controllerFlags, bool waitReady) {
   // A free port for its /metrics, so this process can read it (it logs the port, to stderr only).
   int port = 0;
   {
@@ -573,13 +583,12 @@ Federation startFederation(const TempDir& dir, int members, const std::vector<st
     ::close(fd);
   }
   f.controllerUrl = "http://127.0.0.1:" + std::to_string(port);
-  std::vector<std::string> argv = {FEDHPA_BINARY, "controller-manager", "--kubeconfig", kubeconfig.string(), "--context",
+  std::vector<std::string> argv = {FEDHPA_BINARY, "controller-manager", "--kubeconfig", f.kubeconfig.string(), "--context",
                                    "federation-cluster", "--address", "127.0.0.1:" + std::to_string(port), "--leader-elect=false",
                                    "--cluster-probe-period", "1s"};
   argv.insert(argv.end(), controllerFlags.begin(), controllerFlags.end());
   f.controller = std::make_unique<Process>("controller-manager", argv, dir.path());
-  waitClustersReady(f.federation, members, seconds(30));
-  return f;
+  if (waitReady) waitClustersReady(f.federation, static_cast<int>(f.members.size()), seconds(30));
 }
 
 std::map<std::string, double> scrapeMetrics(const std::string& server) {

@@ -197,12 +197,18 @@ struct Federation {
   std::unique_ptr<Process> controller;
   std::string controllerUrl;  // its /metrics
   std::string federationUrl;
+  std::filesystem::path kubeconfig;  // a context per server: federation-cluster, memberK
   std::vector<std::string> memberUrls;
   clusters::RestConfig federation;
   std::vector<clusters::RestConfig> members;
 };
 Federation startFederation(const TempDir& dir, int members, const std::vector<std::string>& simFlags,
                            const std::vector<std::string>& controllerFlags);
+// The same in two steps: everything but the controller-manager (the members joined, not yet
+// Ready: nobody probes them), then the controller-manager, by default waiting until every
+// Cluster is Ready.
+Federation startFederationWithoutController(const TempDir& dir, int members, const std::vector<std::string>& simFlags);
+void startController(Federation& f, const TempDir& dir, const std::vector<std::string>& controllerFlags, bool waitReady = true);
 
 // Every sample of a server's /metrics, keyed by `name{labels}` as printed.
 std::map<std::string, double> scrapeMetrics(const std::string& server);

@@ -1,5 +1,6 @@
 // The cpprestsdk client against servers that misbehave on purpose: Status errors become typed
-// errors, safe requests are retried through 503s, TLS with a CA and a client certificate works.
+// errors, safe requests are retried through 503s, TLS with a CA and a client certificate works,
+// watch events come out whole however the stream cuts them.
 #include "clusters/client/rest_client.h"
 
 #include <gmock/gmock.h>
@@ -36,6 +37,12 @@ class ScriptedHandler : public Handler {
       responder->respond({503, {{"Content-Type", "application/json"}}, api::ApiError(503, "ServiceUnavailable", "busy").toStatus().dump()});
       return;
     }
+    if (request.queryParam("watch") == std::optional<std::string>("true")) {
+      auto stream = responder->stream(200, {{"Content-Type", "application/json"}});
+      for (const auto& chunk : watchChunks) stream->write(chunk);
+      stream->close();
+      return;
+    }
     if (request.path.ends_with("/whoami")) {
       responder->respond({200, {{"Content-Type", "application/json"}}, nlohmann::json{{"user", request.user ? request.user->name : ""}}.dump()});
       return;
@@ -48,6 +55,7 @@ class ScriptedHandler : public Handler {
     responder->respond({it->second.first, {{"Content-Type", "application/json"}}, it->second.second.dump()});
   }
   std::map<std::string, std::pair<int, nlohmann::json>> answers;
+  std::vector<std::string> watchChunks;  // a watch's body, chunk by chunk, then its end
   std::atomic<int> failures{0};
   std::atomic<int> requests{0};
   std::string lastMethod, lastAuthorization;
@@ -101,6 +109,21 @@ TEST_F(RestClientTest, StatusErrorsBecomeTypedErrors) {
   EXPECT_THAT(invalid.what(), HasSubstr("spec.maxReplicas: Required value"));
   EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "old"); }).kind(), ClientError::Kind::Expired);
   EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "secret"); }).kind(), ClientError::Kind::Unauthorized);
+}
+
+TEST_F(RestClientTest, WatchEventsComeOutWholeHoweverTheStreamIsCut) {
+  const std::string first = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}})";
+  const std::string second = R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})";
+  const std::string third = R"({"type":"DELETED","object":{"metadata":{"name":"a","resourceVersion":"3"}}})";
+  // The first event over three chunks, the second and the start of the third in one, blank lines.
+  handler_->watchChunks = {first.substr(0, 10), first.substr(10, 20), first.substr(30) + "\n", "\n",
+                           second + "\n" + third.substr(0, 5), third.substr(5) + "\n"};
+  startServer();
+  RestClient client(config());
+  const auto stream = client.watch(kHpas, "default", "0", {});
+  std::vector<std::string> versions;
+  while (const auto event = stream->next()) versions.push_back(event->at("object").at("metadata").value("resourceVersion", ""));
+  EXPECT_THAT(versions, ::testing::ElementsAre("1", "2", "3")) << "then the end of the stream";
 }
 
 TEST_F(RestClientTest, SafeRequestsAreRetriedThroughServerErrors) {

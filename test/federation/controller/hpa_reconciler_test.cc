@@ -237,6 +237,26 @@ TEST_F(HpaReconcilerTest, PlacesFromTheCachesWithoutReadingAnyMember) {
   EXPECT_TRUE((*federated)["metadata"]["annotations"].contains(kClusterStatusAnnotation));
 }
 
+// A first placement writes the federated HPA twice: the finalizer, with the breakdown the plan
+// leads to, before any member is written, then the status; plus its one Event.
+TEST_F(HpaReconcilerTest, AFirstPlacementWritesTheFederatedHpaTwice) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  const int before = federation_.writes;
+  reconciler_->reconcile(kKey);
+  events_.reset();  // flushes the placement's Event
+  EXPECT_EQ(federation_.writes - before, 2 + 1);
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
+  const auto federated = federation_.peek(kHpas, "default", "php-apache");
+  EXPECT_EQ((*federated)["metadata"]["finalizers"], json::array({kFederationFinalizer}));
+  const json breakdown = json::parse((*federated)["metadata"]["annotations"].value(kClusterStatusAnnotation, "{}"));
+  EXPECT_EQ(breakdown["member1"]["max"], 4);
+  EXPECT_EQ(breakdown["member3"]["max"], 3);
+  EXPECT_TRUE((*federated).contains("status"));
+  events_ = std::make_unique<EventRecorder>(federation_, time_);
+  restartController();
+}
+
 TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <thread>
+
 namespace fedhpa::controller {
 namespace {
 
@@ -50,6 +53,26 @@ TEST(WorkQueue, AResyncNeverDelaysAnEvent) {
     queue.done(*key);
   }
   EXPECT_EQ(queue.length(), 0u);
+}
+
+TEST(WorkQueue, ResyncKeysGoToAtMostTheirShareOfWorkers) {
+  WorkQueue queue(std::chrono::milliseconds(100), std::chrono::seconds(30), 2);
+  for (int i = 0; i < 10; ++i) queue.addResync("resync-" + std::to_string(i));
+  EXPECT_EQ(queue.get(), "resync-0");
+  EXPECT_EQ(queue.get(), "resync-1");
+  // Two resync keys in flight: a third worker waits, and takes an event at once.
+  std::optional<std::string> third;
+  std::thread worker([&] { third = queue.get(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  queue.add("changed");
+  worker.join();
+  EXPECT_EQ(third, "changed");
+  // Done with one resync key: the next may go.
+  std::optional<std::string> fourth;
+  std::thread another([&] { fourth = queue.get(); });
+  queue.done("resync-0");
+  another.join();
+  EXPECT_EQ(fourth, "resync-2");
 }
 
 TEST(WorkQueue, ShutDownWakesWorkers) {
