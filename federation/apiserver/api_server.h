@@ -2,6 +2,7 @@
 // `fedhpa apiserver` runs it over SQLite; the member-cluster simulator runs it in memory.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,14 @@ struct ApiServerOptions {
   // When set, what the HTTP server calls instead of the API itself, given the API's handler: how
   // the member-cluster simulator puts its injected latency and freeze in front of it.
   std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
+  // kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight (0: no limit).
+  std::size_t maxRequestsInflight = 400;
+  std::size_t maxMutatingRequestsInflight = 200;
+  // kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after a random
+  // time in [min, 2*min) so that clients spread their re-watches. Zero: it never ends by itself.
+  std::chrono::seconds minRequestTimeout{1800};
+  // Threads that serve LIST and deletecollection, away from the HTTP threads.
+  int heavyRequestWorkers = 2;
 };
 
 class ApiServer {

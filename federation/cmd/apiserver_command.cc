@@ -18,16 +18,20 @@ int apiserverMain(int argc, char** argv) {
   std::string listen;
   std::string dataDir;
   ServeFlags serve;
+  RequestLimitFlags limits;
   po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT --data-dir DIR");
   options.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
       ("data-dir", po::value<std::string>(&dataDir)->required(), "directory of the SQLite database");
   addServeFlags(options, serve);
+  addRequestLimitFlags(options, limits);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
 
   apiserver::ApiServerOptions serverOptions;
-  if (const auto error = httpOptionsFrom(listen, serve, serverOptions.http)) {
+  auto error = httpOptionsFrom(listen, serve, serverOptions.http);
+  if (!error) error = requestLimitsFrom(limits, serverOptions);
+  if (error) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;
   }
