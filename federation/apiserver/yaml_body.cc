@@ -12,7 +12,7 @@ namespace fedhpa::apiserver {
 namespace {
 
 // Aliases let a few bytes of YAML stand for exponentially many of JSON ("billion laughs").
-constexpr std::size_t kMaxJsonBytes = 16 * 1024 * 1024;
+constexpr std::size_t kMaxJsonBytes = 8 * 1024 * 1024;
 
 class Converter {
  public:
@@ -70,6 +70,9 @@ class Converter {
   static std::string scalar(const YAML::Node& node) {
     const std::string& text = node.Scalar();
     if (node.Tag() != "?") return quote(text);
+    // Most scalars are plain words: only these first characters can start a null, bool or number.
+    if (!text.empty() && std::string_view("~nNtTfFyYoO0123456789+-.").find(text.front()) == std::string_view::npos)
+      return quote(text);
     static const std::regex nulls("~|null|Null|NULL|");
     static const std::regex trues("true|True|TRUE|yes|Yes|YES|on|On|ON|y|Y");
     static const std::regex falses("false|False|FALSE|no|No|NO|off|Off|OFF|n|N");

@@ -94,6 +94,8 @@ class SqliteStorage::Impl {
     exec("INSERT OR IGNORE INTO meta VALUES ('revision', 0), ('compacted', 0)");
     revision_ = readMeta("revision");
     compacted_ = readMeta("compacted");
+    Statement bytes(db_, "SELECT ifnull(sum(length(value) + ifnull(length(prev_value), 0)), 0) FROM events");
+    historyBytes_ = bytes.step() ? static_cast<std::size_t>(bytes.integer(0)) : 0;
     dispatcher_ = std::thread([this] { dispatch(); });
   }
 
@@ -175,6 +177,7 @@ class SqliteStorage::Impl {
     transaction.commit();
     revision_ = revision;
     compacted_ = pendingCompacted_;
+    historyBytes_ = pendingHistoryBytes_;
     enqueue({std::nullopt, event});
     return event.kv;
   }
@@ -247,15 +250,33 @@ class SqliteStorage::Impl {
     insert.run();
     Statement setRevision(db_, "UPDATE meta SET value = ? WHERE name = 'revision'");
     setRevision.bind(1, event.kv.modRevision).run();
-    // Keep the newest historyLimit events; the revision below them can no longer be rebuilt.
+    // Keep the newest historyLimit events, and no more than historyBytesLimit of their values
+    // (old and new); the revision below them can no longer be rebuilt.
     pendingCompacted_ = compacted_;
-    const Revision keepFrom = event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1;
+    pendingHistoryBytes_ = historyBytes_ + event.kv.value.size() + (event.previous ? event.previous->value.size() : 0);
+    Revision keepFrom = std::max(compacted_ + 1, event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1);
+    std::size_t dropped = 0;
+    {
+      Statement oldest(db_, "SELECT rev, length(value) + ifnull(length(prev_value), 0) FROM events ORDER BY rev");
+      // Over the byte limit: trim to three quarters of it, so that the trimming is not paid on every write.
+      const std::size_t target = pendingHistoryBytes_ > options_.historyBytesLimit ? options_.historyBytesLimit / 4 * 3
+                                                                                   : pendingHistoryBytes_;
+      while (oldest.step()) {
+        const Revision rev = oldest.integer(0);
+        const auto size = static_cast<std::size_t>(oldest.integer(1));
+        if (rev >= event.kv.modRevision) break;  // the newest event always stays
+        if (rev >= keepFrom && pendingHistoryBytes_ - dropped <= target) break;
+        dropped += size;
+        keepFrom = std::max(keepFrom, rev + 1);
+      }
+    }
     if (keepFrom - 1 > compacted_) {
       Statement trim(db_, "DELETE FROM events WHERE rev < ?");
       trim.bind(1, keepFrom).run();
       Statement setCompacted(db_, "UPDATE meta SET value = ? WHERE name = 'compacted'");
       setCompacted.bind(1, keepFrom - 1).run();
       pendingCompacted_ = keepFrom - 1;
+      pendingHistoryBytes_ -= std::min(dropped, pendingHistoryBytes_);
     }
   }
 
@@ -335,6 +356,8 @@ class SqliteStorage::Impl {
   Revision revision_ = 0;
   Revision compacted_ = 0;
   Revision pendingCompacted_ = 0;
+  std::size_t historyBytes_ = 0;  // values (old and new) held by the events table
+  std::size_t pendingHistoryBytes_ = 0;
 
   std::mutex queueMutex_;  // the delivery queue and the watchers
   std::condition_variable queueChanged_;

@@ -302,17 +302,17 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   // What Go's server checks before any handler: the version, Host, Expect.
   void headerRead() {
-    const auto& message = parser_->get();
-    if (message.version() != 10 && message.version() != 11)
+    const RequestParser& parser = *parser_;
+    if (parser.version() != 10 && parser.version() != 11)
       return reject(goHttpError(505, "unsupported protocol version"));
-    const std::size_t hosts = message.count(beast::http::field::host);
+    const std::size_t hosts = parser.count("Host");
     if (hosts > 1) return reject(goHttpError(400, "too many Host headers"));
-    if (hosts == 0 && message.version() == 11) return reject(goHttpError(400, "missing required Host header"));
-    const auto expect = message.find(beast::http::field::expect);
+    if (hosts == 0 && parser.version() == 11) return reject(goHttpError(400, "missing required Host header"));
+    const auto expect = parser.header("Expect");
     bool continueFirst = false;
-    if (expect != message.end()) {
-      if (!beast::iequals(expect->value(), "100-continue")) return reject(goHttpError(417, ""));
-      continueFirst = message.version() == 11 && !parser_->is_done();
+    if (expect) {
+      if (!beast::iequals(*expect, "100-continue")) return reject(goHttpError(417, ""));
+      continueFirst = parser.version() == 11 && !parser.is_done();
     }
     if (parser_->is_done()) return handleRequest();
     // The body, like the handling, counts against the request timeout (kube's handlers read it).
@@ -359,8 +359,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void handleRequest() {
-    auto message = parser_->release();
-    Request request = toRequest(message);
+    const bool keepAlive = parser_->keep_alive();
+    Request request = parser_->release();
     started_ = std::chrono::steady_clock::now();
     method_ = request.method;
     path_ = request.path;
@@ -375,7 +375,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     user_ = request.user ? request.user->name : "";
     const bool isPublic = std::find(context_.options.publicPaths.begin(), context_.options.publicPaths.end(),
                                     request.path) != context_.options.publicPaths.end();
-    const bool keepAlive = message.keep_alive();
     if (context_.authenticationRequired && !request.user && !isPublic) {
       respond(statusResponse(api::ApiError::unauthorized()), keepAlive, requestNumber_);
       return;
@@ -515,7 +514,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   std::unique_ptr<ConnectionSlot> slot_;
   net::steady_timer requestTimer_;
   beast::flat_buffer buffer_;
-  std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::deque<Outgoing> outbox_;
   bool writing_ = false;
   bool streamEnded_ = false;
