@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -239,6 +242,44 @@ TEST_F(ServerLimitsTest, AStreamClientThatStopsReadingIsCutOffNotBufferedWithout
   EXPECT_TRUE(stream->closed()) << "the client that never reads is cut off";
   EXPECT_LT(written, options.maxStreamBacklogBytes + 64 * 1024 * 1024) << "what was queued stays bounded";
   EXPECT_TRUE(closedWithin(watcher, std::chrono::seconds(10)));
+}
+
+// At the file-descriptor limit accept() fails at once, every time: retrying at once would spin
+// a core until a descriptor frees up.
+TEST_F(ServerLimitsTest, AtTheFileDescriptorLimitTheAcceptLoopBacksOffInsteadOfSpinning) {
+  start();
+  rlimit original{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &original), 0);
+  std::size_t open = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++open;
+  }
+  rlimit lowered = original;
+  lowered.rlim_cur = open + 16;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  std::vector<tcp::socket> clients;
+  for (int i = 0; i < 40; ++i) {
+    tcp::socket socket(io_);
+    boost::system::error_code ec;
+    socket.connect({boost::asio::ip::make_address("127.0.0.1"), port_}, ec);
+    if (ec) break;  // this process is out of descriptors too
+    clients.push_back(std::move(socket));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the server is now failing to accept
+  const auto cpuSeconds = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  };
+  const double before = cpuSeconds();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const double used = cpuSeconds() - before;
+  clients.clear();
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &original), 0);
+  EXPECT_LT(used, 1.0) << "a spinning accept loop burns a whole core: about 2 s of CPU in these 2 s";
+  EXPECT_EQ(call(port_, "GET", "/after").status, 200) << "once descriptors are free, it accepts again";
 }
 
 }  // namespace
