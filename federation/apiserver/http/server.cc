@@ -186,8 +186,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (self->streamEnded_) return;
       self->streamEnded_ = true;
       // The terminating chunk waits behind what is queued; a client that stopped reading must not
-      // hold the connection for ever waiting for it.
-      beast::get_lowest_layer(self->stream_).expires_after(self->context_.options.streamStallTimeout);
+      // hold the connection for ever waiting for it. (A timer of its own: the stream's deadline
+      // may not change while a read and a write are both pending.)
+      self->requestTimer_.expires_after(self->context_.options.streamStallTimeout);
+      self->requestTimer_.async_wait([self](beast::error_code ec) {
+        if (!ec) self->shutdown();
+      });
       self->send("0\r\n\r\n", [self] { self->shutdown(); });
       self->markClosed();
     });
@@ -197,6 +201,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   void closeSocket() override {
     markClosed();
+    requestTimer_.cancel();  // its pending wait holds this session, and the session holds the io_context
     beast::get_lowest_layer(stream_).close();
     slot_.reset();
   }
@@ -251,8 +256,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       self->watchForDisconnect();
     });
   }
-
-  std::uint64_t currentRequest() const { return requestNumber_; }
 
  private:
   struct Outgoing {

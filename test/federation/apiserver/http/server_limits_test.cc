@@ -39,6 +39,12 @@ class LimitsHandler : public Handler {
     }
     changed_.notify_all();
   }
+  // Lets go of what it holds, while the server still runs its queued work.
+  void release() {
+    std::lock_guard lock(mutex_);
+    hanging_.clear();
+    streams_.clear();
+  }
   std::shared_ptr<ResponseStream> waitForStream() {
     std::unique_lock lock(mutex_);
     changed_.wait_for(lock, std::chrono::seconds(10), [&] { return !streams_.empty(); });
@@ -59,6 +65,7 @@ class ServerLimitsTest : public ::testing::Test {
     port_ = server_->start();
   }
   void TearDown() override {
+    handler_->release();
     if (server_) server_->stop();
   }
   // Sends raw bytes on a new connection and reads the answer's status line and headers.
@@ -247,6 +254,11 @@ TEST_F(ServerLimitsTest, AStreamClientThatStopsReadingIsCutOffNotBufferedWithout
 // At the file-descriptor limit accept() fails at once, every time: retrying at once would spin
 // a core until a descriptor frees up.
 TEST_F(ServerLimitsTest, AtTheFileDescriptorLimitTheAcceptLoopBacksOffInsteadOfSpinning) {
+#if defined(__SANITIZE_ADDRESS__)
+  // UBSan's vptr check needs a pipe to probe memory: with no descriptor left it reports every
+  // virtual call as invalid. The release and ThreadSanitizer builds run this test.
+  GTEST_SKIP() << "the sanitizers themselves need file descriptors";
+#endif
   start();
   rlimit original{};
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &original), 0);
