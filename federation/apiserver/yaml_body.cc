@@ -11,11 +11,14 @@ namespace fedhpa::apiserver {
 
 namespace {
 
-// Aliases let a few bytes of YAML stand for exponentially many of JSON ("billion laughs").
-constexpr std::size_t kMaxJsonBytes = 8 * 1024 * 1024;
+// Aliases let a few bytes of YAML stand for exponentially many of JSON ("billion laughs"). Without
+// aliases JSON is at most a few times longer than its YAML (quotes and commas for indentation).
+std::size_t maxJsonBytes(std::size_t yamlBytes) { return 1024 * 1024 + 4 * yamlBytes; }
 
 class Converter {
  public:
+  explicit Converter(std::size_t limit) : limit_(limit) {}
+
   std::string run(const YAML::Node& root) {
     emit(root, 0);
     return std::move(out_);
@@ -24,9 +27,9 @@ class Converter {
  private:
   void append(const std::string& text) {
     out_ += text;
-    if (out_.size() > kMaxJsonBytes)
-      throw api::ApiError::badRequest("the YAML body of the request expands to more than " +
-                                      std::to_string(kMaxJsonBytes) + " bytes of JSON");
+    if (out_.size() > limit_)
+      throw api::ApiError::badRequest("the YAML body of the request expands (by aliases) to more than " +
+                                      std::to_string(limit_) + " bytes of JSON");
   }
 
   void emit(const YAML::Node& node, std::size_t depth) {
@@ -100,6 +103,7 @@ class Converter {
 
   static std::string quote(const std::string& text) { return api::machinery::dumpSafe(nlohmann::json(text)); }
 
+  std::size_t limit_;
   std::string out_;
 };
 
@@ -115,7 +119,7 @@ std::string yamlToJson(const std::string& yaml) {
   if (documents.size() != 1)
     throw api::ApiError::badRequest("the body of the request must hold exactly one YAML document, got " +
                                     std::to_string(documents.size()));
-  return Converter().run(documents.front());
+  return Converter(maxJsonBytes(yaml.size())).run(documents.front());
 }
 
 }  // namespace fedhpa::apiserver
