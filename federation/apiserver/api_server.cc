@@ -10,6 +10,7 @@
 #include "federation/apiserver/metrics.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
+#include "federation/apiserver/request_execution.h"
 #include "federation/apiserver/request_info.h"
 #include "federation/apiserver/rest_handler.h"
 #include "federation/common/logging.h"
@@ -91,46 +92,102 @@ std::string metricVerb(const std::string& verb) {
   return known.count(verb) ? verb : "other";
 }
 
+
+// kube-apiserver's max-in-flight filter counts these verbs as read-only; everything else mutates.
+bool isMutating(const std::optional<RequestInfo>& info, const http::Request& request) {
+  if (!info) return request.method != "GET" && request.method != "HEAD" && request.method != "OPTIONS";
+  return info->verb != "get" && info->verb != "list" && info->verb != "watch";
+}
+
+// What its in-flight filter answers beyond --max-requests-inflight / --max-mutating-requests-inflight.
+http::Response tooManyRequests() {
+  const api::ApiError error(429, "TooManyRequests", "Too many requests, please try again later.",
+                            json{{"retryAfterSeconds", 1}});
+  http::Response response = jsonResponse(error.code(), error.toStatus());
+  response.headers.emplace("Retry-After", "1");
+  return response;
+}
+
 }  // namespace
 
 class ApiServer::Dispatcher : public http::Handler {
  public:
-  Dispatcher(storage::Storage& storage, std::vector<std::shared_ptr<const api::ResourceType>> resources)
-      : resources_(std::move(resources)), rest_(storage, resources_, watches_) {}
+  Dispatcher(storage::Storage& storage, std::vector<std::shared_ptr<const api::ResourceType>> resources,
+             const ApiServerOptions& options)
+      : resources_(std::move(resources)),
+        rest_(storage, resources_, watches_, options.minRequestTimeout),
+        inflight_(options.maxRequestsInflight, options.maxMutatingRequestsInflight),
+        heavyRequests_(options.heavyRequestWorkers) {}
 
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     const auto started = std::chrono::steady_clock::now();
     auto recording = std::make_shared<RecordingResponder>(responder);
-    std::string verb = request.method;
-    std::string resource;  // a metric label: only ever a served resource or a served path (never client text)
-    bool nonResource = false;
+    std::optional<RequestInfo> info;
     try {
       requireUtf8(request);
-      const auto info = parseResourceRequest(request);
-      if (info) {
-        verb = info->verb;
-        resource = metricResource(*info);
-        rest_.handle(*info, request, recording);
-        if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
-          deleteNamespaceContents(info->name);
-      } else {
-        nonResource = true;
-        recording->respond(handleNonResource(request));
-      }
-    } catch (const api::ApiError& error) {
-      recording->respond(jsonResponse(error.code(), error.toStatus()));
+      info = parseResourceRequest(request);
     } catch (const std::exception& error) {
-      FEDHPA_LOG(error) << "internal error serving " << request.method << " " << request.path << ": " << error.what();
-      const auto internal = api::ApiError::internal(error.what());
-      recording->respond(jsonResponse(internal.code(), internal.toStatus()));
+      answerError(*recording, request, error);
+      observe(request, info, *recording, started);
+      return;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    // A non-resource path is its own label only when it was served (a finite set of documents).
-    if (nonResource && recording->code() >= 200 && recording->code() < 400) resource = request.path;
-    metrics_.observe(metricVerb(verb), resource, recording->code(), seconds);
+    // Watches are long-running: kube's in-flight limits leave them out.
+    std::shared_ptr<InflightLimits::Ticket> ticket;
+    if (!(info && info->verb == "watch")) {
+      ticket = inflight_.tryAcquire(isMutating(info, request));
+      if (!ticket) {
+        recording->respond(tooManyRequests());
+        observe(request, info, *recording, started);
+        return;
+      }
+    }
+    const bool heavy = info && (info->verb == "list" || info->verb == "deletecollection");
+    if (!heavy) return serve(request, info, recording, started);
+    heavyRequests_.submit([this, request = std::move(request), info, recording, ticket, started] {
+      serve(request, info, recording, started);
+    });
   }
 
   void stopWatches() { watches_.stopAll(); }
+
+  // Runs one admitted request (on an HTTP thread, or on the heavy-request pool).
+  void serve(const http::Request& request, const std::optional<RequestInfo>& info,
+             const std::shared_ptr<RecordingResponder>& responder, std::chrono::steady_clock::time_point started) {
+    RecordingResponder& recording = *responder;
+    try {
+      if (info) {
+        rest_.handle(*info, request, responder);
+        if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
+          deleteNamespaceContents(info->name);
+      } else {
+        recording.respond(handleNonResource(request));
+      }
+    } catch (const std::exception& error) {
+      answerError(recording, request, error);
+    }
+    observe(request, info, recording, started);
+  }
+
+  static void answerError(http::Responder& responder, const http::Request& request, const std::exception& error) {
+    if (const auto* apiError = dynamic_cast<const api::ApiError*>(&error)) {
+      responder.respond(jsonResponse(apiError->code(), apiError->toStatus()));
+      return;
+    }
+    FEDHPA_LOG(error) << "internal error serving " << request.method << " " << request.path << ": " << error.what();
+    const auto internal = api::ApiError::internal(error.what());
+    responder.respond(jsonResponse(internal.code(), internal.toStatus()));
+  }
+
+  void observe(const http::Request& request, const std::optional<RequestInfo>& info, const RecordingResponder& recording,
+               std::chrono::steady_clock::time_point started) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::string verb = info ? info->verb : request.method;
+    // A metric label: only ever a served resource or a served path (never client text). A
+    // non-resource path is its own label only when it was served (a finite set of documents).
+    std::string resource = info ? metricResource(*info) : "";
+    if (!info && recording.code() >= 200 && recording.code() < 400) resource = request.path;
+    metrics_.observe(metricVerb(verb), resource, recording.code(), seconds);
+  }
 
   // "horizontalpodautoscalers", "deployments/scale": a served resource and subresource, else "".
   std::string metricResource(const RequestInfo& info) {
@@ -199,13 +256,15 @@ class ApiServer::Dispatcher : public http::Handler {
   WatchRegistry watches_;
   RestHandler rest_;
   RequestMetrics metrics_;
+  InflightLimits inflight_;
+  WorkerPool heavyRequests_;  // last: joined before what its jobs use goes away
 };
 
 ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
                      std::vector<std::shared_ptr<const api::ResourceType>> resources, ApiServerOptions options)
     : storage_(std::move(storage)),
-      dispatcher_(std::make_shared<Dispatcher>(*storage_, std::move(resources))),
       options_(std::move(options)) {
+  dispatcher_ = std::make_shared<Dispatcher>(*storage_, std::move(resources), options_);
   if (ResourceStore* namespaces = dispatcher_->rest().find("", "namespaces")) {
     for (const auto& name : options_.initialNamespaces) {
       try {

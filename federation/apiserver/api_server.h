@@ -2,6 +2,7 @@
 // `fedhpa apiserver` runs it over SQLite; the member-cluster simulator runs it in memory.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,6 +25,14 @@ struct ApiServerOptions {
   std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
   // Authorization mode and audit log. With RBAC the bootstrap policy is created at construction.
   authz::SecurityOptions security;
+  // kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight (0: no limit).
+  std::size_t maxRequestsInflight = 400;
+  std::size_t maxMutatingRequestsInflight = 200;
+  // kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after a random
+  // time in [min, 2*min) so that clients spread their re-watches. Zero: it never ends by itself.
+  std::chrono::seconds minRequestTimeout{1800};
+  // Threads that serve LIST and deletecollection, away from the HTTP threads.
+  int heavyRequestWorkers = 2;
 };
 
 class ApiServer {

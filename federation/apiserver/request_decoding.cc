@@ -5,6 +5,7 @@
 #include "federation/api/machinery/selectors.h"
 #include "federation/apiserver/field_selectors.h"
 #include "federation/apiserver/object_meta.h"
+#include "federation/apiserver/yaml_body.h"
 
 namespace fedhpa::apiserver {
 
@@ -44,11 +45,11 @@ json decodeObjectBody(const http::Request& request) {
       throw api::ApiError::badRequest(std::string("the body of the request could not be decoded: ") + error.what());
     }
   }
-  if (mediaType != "application/json" && !mediaType.empty())
+  if (mediaType != "application/json" && mediaType != "application/yaml" && !mediaType.empty())
     throw api::ApiError::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: application/json, "
-        "application/vnd.kubernetes.protobuf");
-  json body = parseRequestJson(request.body);
+        "application/yaml, application/vnd.kubernetes.protobuf");
+  json body = parseRequestJson(mediaType == "application/yaml" ? yamlToJson(request.body) : request.body);
   if (!body.is_object()) throw api::ApiError::badRequest("the body of the request must be a JSON object");
   return body;
 }
@@ -207,6 +208,27 @@ http::Response jsonResponse(int status, const json& body) {
   response.status = status;
   response.headers.emplace("Content-Type", "application/json");
   response.body = api::machinery::dumpSafe(body);  // the one place responses are serialised
+  return response;
+}
+
+JsonListWriter::JsonListWriter(const std::string& kind, const std::string& apiVersion)
+    : head_("{\"kind\":" + api::machinery::dumpSafe(json(kind)) +
+            ",\"apiVersion\":" + api::machinery::dumpSafe(json(apiVersion))) {}
+
+void JsonListWriter::add(const json& item) {
+  items_ += items_.empty() ? "[" : ",";
+  items_ += api::machinery::dumpSafe(item);
+}
+
+http::Response JsonListWriter::finish(const json& metadata) {
+  http::Response response;
+  response.status = 200;
+  response.headers.emplace("Content-Type", "application/json");
+  head_ += ",\"metadata\":" + api::machinery::dumpSafe(metadata) + ",\"items\":";
+  if (items_.empty()) items_ = "[";
+  items_ += "]}";
+  items_.insert(0, head_);
+  response.body = std::move(items_);
   return response;
 }
 

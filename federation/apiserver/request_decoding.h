@@ -48,5 +48,17 @@ std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& r
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings);
 
 http::Response jsonResponse(int status, const nlohmann::json& body);
+// A kind/apiVersion/metadata/items list whose items are serialised one at a time, as they are
+// produced, so that a large list is never held as JSON values and as text at once.
+class JsonListWriter {
+ public:
+  JsonListWriter(const std::string& kind, const std::string& apiVersion);
+  void add(const nlohmann::json& item);
+  http::Response finish(const nlohmann::json& metadata);
+
+ private:
+  std::string items_;
+  std::string head_;
+};
 
 }  // namespace fedhpa::apiserver

@@ -176,6 +176,13 @@ json ResourceStore::get(const std::string& namespaceName, const std::string& nam
 }
 
 ListPage ResourceStore::list(const ListRequest& request) {
+  std::vector<json> items;
+  ListPage page = list(request, [&](json&& object) { items.push_back(std::move(object)); });
+  page.items = std::move(items);
+  return page;
+}
+
+ListPage ResourceStore::list(const ListRequest& request, const std::function<void(json&&)>& onItem) {
   storage::ListOptions options;
   options.prefix = keyPrefix(request.namespaceName);
   if (!request.continueToken.empty()) {
@@ -184,20 +191,24 @@ ListPage ResourceStore::list(const ListRequest& request) {
     options.startAfterKey = point.startAfterKey;
   }
   ListPage page;
+  std::size_t count = 0;
   try {
     // Selectors apply before the limit, so keep reading until the page is full or the keys end.
     for (;;) {
-      if (request.limit) options.limit = *request.limit - page.items.size();
-      const storage::ListResult result = storage_.list(options);
+      if (request.limit) options.limit = *request.limit - count;
+      storage::ListResult result = storage_.list(options);
       options.atRevision = result.revision;
-      for (const auto& kv : result.items) {
-        json object = decode(kv);
-        if (!request.filter || request.filter(object)) page.items.push_back(std::move(object));
-      }
       if (!result.items.empty()) options.startAfterKey = result.items.back().key;
+      for (auto& kv : result.items) {
+        json object = decode(kv);
+        kv.value = std::string();  // one form of each object at a time: the stored bytes go as it is handed on
+        if (request.filter && !request.filter(object)) continue;
+        ++count;
+        onItem(std::move(object));
+      }
       page.resourceVersion = std::to_string(result.revision);
       if (!result.more) break;
-      if (request.limit && page.items.size() >= *request.limit) {
+      if (request.limit && count >= *request.limit) {
         page.continueToken = encodeContinue({result.revision, options.startAfterKey});
         break;
       }

@@ -72,6 +72,9 @@ class ResourceStore {
   json create(const std::string& namespaceName, json object, bool dryRun);
   json get(const std::string& namespaceName, const std::string& name);
   ListPage list(const ListRequest& request);
+  // The same page, each object handed to onItem as it is decoded (the page's items stay empty), so
+  // that a large list need not be held whole.
+  ListPage list(const ListRequest& request, const std::function<void(json&&)>& onItem);
   // Read-modify-write: retries on concurrent writes unless the proposal carries a resourceVersion,
   // which then must match (409 otherwise).
   json update(const std::string& namespaceName, const std::string& name, const Transform& transform,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <random>
 
 #include "federation/api/machinery/patch.h"
 #include "federation/apiserver/object_meta.h"
@@ -116,18 +117,25 @@ std::optional<std::size_t> limitOf(const http::Request& request) {
   }
 }
 
-// 0: the server's default. A negative value ends the watch at once, as kube-apiserver's timer does.
-std::chrono::seconds timeoutOf(const http::Request& request) {
+// timeoutSeconds, else (absent or 0) kube-apiserver's default: a random time in [min, 2*min) of
+// --min-request-timeout, so that clients spread their re-watches; 0 when that flag is 0 (no
+// timeout). A negative value ends the watch at once, as kube-apiserver's timer does.
+std::chrono::seconds watchTimeoutOf(const http::Request& request, std::chrono::seconds minRequestTimeout) {
   const auto text = request.queryParam("timeoutSeconds");
-  if (!text || text->empty()) return std::chrono::seconds(0);
-  try {
-    std::size_t used = 0;
-    const long long seconds = std::stoll(*text, &used);
-    if (used != text->size()) throw std::invalid_argument("timeoutSeconds");
-    return std::chrono::seconds(seconds);
-  } catch (const std::exception&) {
-    throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + api::quoted(*text) + ": must be an integer");
+  long long seconds = 0;
+  if (text && !text->empty()) {
+    try {
+      std::size_t used = 0;
+      seconds = std::stoll(*text, &used);
+      if (used != text->size()) throw std::invalid_argument("timeoutSeconds");
+    } catch (const std::exception&) {
+      throw api::ApiError::badRequest("timeoutSeconds: Invalid value: " + api::quoted(*text) + ": must be an integer");
+    }
   }
+  if (seconds != 0 || minRequestTimeout.count() <= 0) return std::chrono::seconds(seconds);
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  const long long min = minRequestTimeout.count();
+  return std::chrono::seconds(std::uniform_int_distribution<long long>(min, 2 * min - 1)(engine));
 }
 
 json scaleOf(const json& deployment) {
@@ -153,8 +161,8 @@ json scaleOf(const json& deployment) {
 
 RestHandler::RestHandler(storage::Storage& storage,
                          const std::vector<std::shared_ptr<const api::ResourceType>>& resources,
-                         WatchRegistry& watches)
-    : watches_(watches) {
+                         WatchRegistry& watches, std::chrono::seconds minRequestTimeout)
+    : watches_(watches), minRequestTimeout_(minRequestTimeout) {
   for (const auto& type : resources) {
     const auto& names = type->names();
     NamespaceAdmission admission;
@@ -314,7 +322,7 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     params.resourceVersion = call.request.queryParam("resourceVersion").value_or("");
     const std::string bookmarks = call.request.queryParam("allowWatchBookmarks").value_or("");
     params.allowBookmarks = bookmarks == "true" || bookmarks == "True" || bookmarks == "1";
-    params.timeout = timeoutOf(call.request);
+    params.timeout = watchTimeoutOf(call.request, minRequestTimeout_);
     params.table = table;
     http::Headers headers;
     headers.emplace("Content-Type", "application/json");
@@ -322,24 +330,29 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     watches_.add(WatchSession::start(call.store, std::move(params), std::move(stream)));
     return;
   }
-  const ListPage page = call.store.list(
-      {call.info.namespaceName, filter, limitOf(call.request), call.request.queryParam("continue").value_or("")});
-  std::vector<json> served;
-  served.reserve(page.items.size());
-  for (const auto& item : page.items) served.push_back(call.served(item));
-  json metadata = {{"resourceVersion", page.resourceVersion}};
-  if (!page.continueToken.empty()) metadata["continue"] = page.continueToken;
+  const ListRequest listRequest{call.info.namespaceName, filter, limitOf(call.request),
+                                call.request.queryParam("continue").value_or("")};
+  const auto metadataOf = [](const ListPage& page) {
+    json metadata = {{"resourceVersion", page.resourceVersion}};
+    if (!page.continueToken.empty()) metadata["continue"] = page.continueToken;
+    return metadata;
+  };
   if (table) {
+    const ListPage page = call.store.list(listRequest);
+    std::vector<json> served;
+    served.reserve(page.items.size());
+    for (const auto& item : page.items) served.push_back(call.served(item));
     json out = buildTable(call.type(), page.items, served, {*table, true}, api::Clock::now());
-    out["metadata"] = metadata;
+    out["metadata"] = metadataOf(page);
     responder->respond(jsonResponse(200, out));
     return;
   }
+  // Each object is converted and serialised as storage hands it over: a list of 20,000 objects is
+  // never held as three copies of JSON values.
   const auto& names = call.type().names();
-  responder->respond(jsonResponse(200, {{"kind", names.kind + "List"},
-                                        {"apiVersion", names.apiVersion(call.version)},
-                                        {"metadata", metadata},
-                                        {"items", served}}));
+  JsonListWriter writer(names.kind + "List", names.apiVersion(call.version));
+  const ListPage page = call.store.list(listRequest, [&](json&& item) { writer.add(call.served(item)); });
+  responder->respond(writer.finish(metadataOf(page)));
 }
 
 http::Response RestHandler::create(const Call& call) {

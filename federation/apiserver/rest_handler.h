@@ -3,6 +3,7 @@
 // version and the stored form, apply patches, answer with objects, lists, Tables or watch streams.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,7 +18,7 @@ namespace fedhpa::apiserver {
 class RestHandler {
  public:
   RestHandler(storage::Storage& storage, const std::vector<std::shared_ptr<const api::ResourceType>>& resources,
-              WatchRegistry& watches);
+              WatchRegistry& watches, std::chrono::seconds minRequestTimeout);
 
   // Answers through responder; throws ApiError for every failure before a response started.
   void handle(const RequestInfo& info, const http::Request& request, const std::shared_ptr<http::Responder>& responder);
@@ -42,6 +43,7 @@ class RestHandler {
 
   std::map<std::string, std::unique_ptr<ResourceStore>> stores_;  // by "group/resource"
   WatchRegistry& watches_;
+  std::chrono::seconds minRequestTimeout_;
 };
 
 }  // namespace fedhpa::apiserver

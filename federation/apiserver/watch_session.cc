@@ -1,7 +1,5 @@
 #include "federation/apiserver/watch_session.h"
 
-#include <random>
-
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 
@@ -13,13 +11,6 @@ namespace {
 
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
 
-// kube-apiserver ends a watch without timeoutSeconds after a random 30-60 minutes so clients
-// spread their re-watches.
-std::chrono::seconds defaultTimeout() {
-  thread_local std::mt19937 engine{std::random_device{}()};
-  return std::chrono::seconds(std::uniform_int_distribution<int>(1800, 3600)(engine));
-}
-
 bool matches(const WatchParams& params, const json& object) { return !params.filter || params.filter(object); }
 
 }  // namespace
@@ -27,8 +18,8 @@ bool matches(const WatchParams& params, const json& object) { return !params.fil
 WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params, std::shared_ptr<http::ResponseStream> stream)
     : store_(store), params_(std::move(params)), stream_(std::move(stream)) {
   const auto now = std::chrono::steady_clock::now();
-  // A negative timeoutSeconds ends the watch at the first tick, as kube-apiserver's timer fires at once.
-  deadline_ = now + (params_.timeout.count() != 0 ? params_.timeout : defaultTimeout());
+  // A negative timeout ends the watch at the first tick, as kube-apiserver's timer fires at once.
+  deadline_ = params_.timeout.count() != 0 ? now + params_.timeout : std::chrono::steady_clock::time_point::max();
   nextBookmark_ = now + kBookmarkInterval;
 }
 

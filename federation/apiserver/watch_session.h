@@ -26,7 +26,7 @@ struct WatchParams {
   std::function<bool(const nlohmann::json&)> filter;  // selectors on the stored form; empty = all
   std::string resourceVersion;                     // "" or "0": start with the current objects as ADDED
   bool allowBookmarks = false;
-  std::chrono::seconds timeout{0};
+  std::chrono::seconds timeout{0};                 // 0: none; negative: ends at once
   std::optional<IncludeObject> table;              // set: every event carries a one-row Table
 };
 

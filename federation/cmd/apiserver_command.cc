@@ -23,6 +23,7 @@ int apiserverMain(int argc, char** argv) {
   StorageFlags storageFlags;
   ServeFlags serve;
   serve.threads = kFederationApiThreads;
+  RequestLimitFlags limits;
   po::options_description options("fedhpa apiserver --listen 127.0.0.1:PORT (--data-dir DIR | --etcd-servers URL[,URL...])");
   options.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
@@ -32,11 +33,14 @@ int apiserverMain(int argc, char** argv) {
       ("audit-log-maxsize", po::value<std::uint64_t>(&auditLogMaxSizeMb)->default_value(0), "megabytes before the audit log is rotated (0: never)");
   addStorageFlags(options, storageFlags, "");
   addServeFlags(options, serve);
+  addRequestLimitFlags(options, limits);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
 
   apiserver::ApiServerOptions serverOptions;
-  if (const auto error = httpOptionsFrom(listen, serve, serverOptions.http)) {
+  auto error = httpOptionsFrom(listen, serve, serverOptions.http);
+  if (!error) error = requestLimitsFrom(limits, serverOptions);
+  if (error) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;
   }

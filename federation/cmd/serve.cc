@@ -3,6 +3,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "federation/common/duration.h"
 #include "federation/common/logging.h"
 
 namespace fedhpa::cmd {
@@ -16,7 +17,29 @@ void addServeFlags(po::options_description& options, ServeFlags& flags) {
       ("tls-private-key-file", po::value<std::string>(&flags.tlsPrivateKeyFile), "private key of --tls-cert-file (PEM)")
       ("client-ca-file", po::value<std::string>(&flags.clientCaFile), "authenticate client certificates signed by this CA (user = CN, groups = O)")
       ("token-auth-file", po::value<std::string>(&flags.tokenAuthFile), "bearer tokens, kube-apiserver's CSV: token,user,uid,\"group1,group2\"")
-      ("max-request-bytes", po::value<std::size_t>(&flags.maxRequestBytes)->default_value(3 * 1024 * 1024), "largest request body accepted (413 beyond)");
+      ("max-request-bytes", po::value<std::size_t>(&flags.maxRequestBytes)->default_value(3 * 1024 * 1024), "largest request body accepted (413 beyond)")
+      ("request-timeout", po::value<std::string>(&flags.requestTimeout)->default_value("1m0s"),
+       "longest time to read and serve a request that is not a watch; then a 504 Timeout Status (0: none)")
+      ("max-connections", po::value<std::size_t>(&flags.maxConnections)->default_value(0),
+       "open connections beyond this are closed at once (0: only the file-descriptor limit bounds them)");
+}
+
+void addRequestLimitFlags(po::options_description& options, RequestLimitFlags& flags) {
+  options.add_options()
+      ("max-requests-inflight", po::value<std::size_t>(&flags.maxRequestsInflight)->default_value(400),
+       "non-mutating requests (get, list) served at once; beyond it a 429 with Retry-After (0: no limit)")
+      ("max-mutating-requests-inflight", po::value<std::size_t>(&flags.maxMutatingRequestsInflight)->default_value(200),
+       "mutating requests served at once; beyond it a 429 with Retry-After (0: no limit)")
+      ("min-request-timeout", po::value<long long>(&flags.minRequestTimeoutSeconds)->default_value(1800),
+       "seconds: a watch without timeoutSeconds ends after a random time between this and twice this (0: never)");
+}
+
+std::optional<std::string> requestLimitsFrom(const RequestLimitFlags& flags, apiserver::ApiServerOptions& out) {
+  if (flags.minRequestTimeoutSeconds < 0) return "--min-request-timeout must not be negative";
+  out.maxRequestsInflight = flags.maxRequestsInflight;
+  out.maxMutatingRequestsInflight = flags.maxMutatingRequestsInflight;
+  out.minRequestTimeout = std::chrono::seconds(flags.minRequestTimeoutSeconds);
+  return std::nullopt;
 }
 
 std::optional<std::string> httpOptionsFrom(const std::string& listen, const ServeFlags& flags,
@@ -34,6 +57,11 @@ std::optional<std::string> httpOptionsFrom(const std::string& listen, const Serv
   if (flags.threads < 1) return "--threads must be at least 1";
   out.threads = flags.threads;
   out.maxRequestBodyBytes = flags.maxRequestBytes;
+  const auto requestTimeout = parseDurationFlag(flags.requestTimeout);
+  if (!requestTimeout) return std::string("--request-timeout: ") + kDurationSyntax + ", got " + flags.requestTimeout;
+  // Whole seconds, rounded up, as the server's timers count them.
+  out.requestTimeout = std::chrono::ceil<std::chrono::seconds>(*requestTimeout);
+  out.maxConnections = flags.maxConnections;
   if (flags.tlsCertFile.empty() != flags.tlsPrivateKeyFile.empty())
     return "--tls-cert-file and --tls-private-key-file go together";
   if (!flags.tlsCertFile.empty()) out.tls = apiserver::http::TlsOptions{flags.tlsCertFile, flags.tlsPrivateKeyFile};

@@ -23,6 +23,8 @@ struct ServeFlags {
   std::string clientCaFile;
   std::string tokenAuthFile;
   std::size_t maxRequestBytes = 3 * 1024 * 1024;
+  std::string requestTimeout = "1m0s";
+  std::size_t maxConnections = 0;
 };
 
 void addServeFlags(boost::program_options::options_description& options, ServeFlags& flags);
@@ -30,6 +32,16 @@ void addServeFlags(boost::program_options::options_description& options, ServeFl
 // Fills the HTTP options from --listen and the serving flags; an error message when they are wrong.
 std::optional<std::string> httpOptionsFrom(const std::string& listen, const ServeFlags& flags,
                                            apiserver::http::ServerOptions& out);
+
+// kube-apiserver's request limits, which only `fedhpa apiserver` exposes.
+struct RequestLimitFlags {
+  std::size_t maxRequestsInflight = 400;
+  std::size_t maxMutatingRequestsInflight = 200;
+  long long minRequestTimeoutSeconds = 1800;
+};
+
+void addRequestLimitFlags(boost::program_options::options_description& options, RequestLimitFlags& flags);
+std::optional<std::string> requestLimitsFrom(const RequestLimitFlags& flags, apiserver::ApiServerOptions& out);
 
 // Starts the server, prints "listening on http(s)://ADDRESS:PORT" on stdout, waits for SIGINT or
 // SIGTERM, stops cleanly. Returns the process exit code.

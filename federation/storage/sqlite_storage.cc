@@ -95,6 +95,8 @@ class SqliteStorage::Impl {
     exec("INSERT OR IGNORE INTO meta VALUES ('revision', 0), ('compacted', 0)");
     revision_ = readMeta("revision");
     compacted_ = readMeta("compacted");
+    Statement bytes(db_, "SELECT ifnull(sum(length(value) + ifnull(length(prev_value), 0)), 0) FROM events");
+    historyBytes_ = bytes.step() ? static_cast<std::size_t>(bytes.integer(0)) : 0;
     dispatcher_ = std::thread([this] { dispatch(); });
   }
 
@@ -214,12 +216,12 @@ class SqliteStorage::Impl {
     std::lock_guard lock(mutex_);
     std::vector<WatchEvent> events;
     Revision revision = revision_;
-    Revision compacted = compacted_;
+    History history{compacted_, historyBytes_};
     try {
       Transaction transaction(*this);
       for (PendingWrite* write : batch) {
         try {
-          events.push_back(apply(*write, revision + 1, compacted));
+          events.push_back(apply(*write, revision + 1, history));
           write->result = events.back().kv;
           ++revision;
         } catch (const StorageError& error) {
@@ -234,13 +236,20 @@ class SqliteStorage::Impl {
       return;
     }
     revision_ = revision;
-    compacted_ = compacted;
+    compacted_ = history.compacted;
+    historyBytes_ = history.bytes;
     for (auto& event : events) enqueue({std::nullopt, std::move(event)});
   }
 
+  // The event history as a batch leaves it: the revision below it, and the bytes of its values.
+  struct History {
+    Revision compacted;
+    std::size_t bytes;
+  };
+
   // One write inside the batch's transaction at `revision`; throws before changing anything when
-  // its check fails. `compacted` follows the history trimmed so far.
-  WatchEvent apply(const PendingWrite& write, Revision revision, Revision& compacted) {
+  // its check fails. `history` follows the history trimmed so far.
+  WatchEvent apply(const PendingWrite& write, Revision revision, History& history) {
     std::optional<KeyValue> current;
     {
       Statement query(db_, "SELECT value, create_rev, mod_rev FROM kv WHERE key = ?");
@@ -265,7 +274,7 @@ class SqliteStorage::Impl {
       erase.bind(1, write.key).run();
     }
     event.previous = current;
-    recordEvent(event, compacted);
+    recordEvent(event, history);
     return event;
   }
 
@@ -300,7 +309,7 @@ class SqliteStorage::Impl {
     return query.step() ? query.integer(0) : 0;
   }
 
-  void recordEvent(const WatchEvent& event, Revision& compacted) {
+  void recordEvent(const WatchEvent& event, History& history) {
     Statement insert(db_, "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, event.kv.modRevision).bind(2, event.kv.key);
     insert.bind(3, event.type == WatchEvent::Type::Put ? kPut : kDelete).bind(4, event.kv.value);
@@ -313,14 +322,32 @@ class SqliteStorage::Impl {
     insert.run();
     Statement setRevision(db_, "UPDATE meta SET value = ? WHERE name = 'revision'");
     setRevision.bind(1, event.kv.modRevision).run();
-    // Keep the newest historyLimit events; the revision below them can no longer be rebuilt.
-    const Revision keepFrom = event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1;
-    if (keepFrom - 1 > compacted) {
+    // Keep the newest historyLimit events, and no more than historyBytesLimit of their values
+    // (old and new); the revision below them can no longer be rebuilt.
+    history.bytes += event.kv.value.size() + (event.previous ? event.previous->value.size() : 0);
+    Revision keepFrom = std::max(history.compacted + 1, event.kv.modRevision - static_cast<Revision>(options_.historyLimit) + 1);
+    std::size_t dropped = 0;
+    {
+      Statement oldest(db_, "SELECT rev, length(value) + ifnull(length(prev_value), 0) FROM events ORDER BY rev");
+      // Over the byte limit: trim to three quarters of it, so that the trimming is not paid on every write.
+      const std::size_t target =
+          history.bytes > options_.historyBytesLimit ? options_.historyBytesLimit / 4 * 3 : history.bytes;
+      while (oldest.step()) {
+        const Revision rev = oldest.integer(0);
+        const auto size = static_cast<std::size_t>(oldest.integer(1));
+        if (rev >= event.kv.modRevision) break;  // the newest event always stays
+        if (rev >= keepFrom && history.bytes - dropped <= target) break;
+        dropped += size;
+        keepFrom = std::max(keepFrom, rev + 1);
+      }
+    }
+    if (keepFrom - 1 > history.compacted) {
       Statement trim(db_, "DELETE FROM events WHERE rev < ?");
       trim.bind(1, keepFrom).run();
       Statement setCompacted(db_, "UPDATE meta SET value = ? WHERE name = 'compacted'");
       setCompacted.bind(1, keepFrom - 1).run();
-      compacted = keepFrom - 1;
+      history.compacted = keepFrom - 1;
+      history.bytes -= std::min(dropped, history.bytes);
     }
   }
 
@@ -399,6 +426,7 @@ class SqliteStorage::Impl {
   std::mutex mutex_;  // the connection and the revision counters
   Revision revision_ = 0;
   Revision compacted_ = 0;
+  std::size_t historyBytes_ = 0;  // values (old and new) held by the events table
 
   std::mutex commitMutex_;  // the queue of writes waiting for a commit
   std::condition_variable commitDone_;

@@ -15,6 +15,10 @@ namespace fedhpa::storage {
 struct SqliteOptions {
   // Events kept for watch resumption and consistent paging; older revisions answer Expired.
   std::size_t historyLimit = 10000;
+  // ... and no more than this many bytes of their values (each event keeps its old and new
+  // value), so that large objects cannot make the history hold gigabytes (in memory, for the
+  // member-cluster simulator). The newest event always stays.
+  std::size_t historyBytesLimit = 64 * 1024 * 1024;
 };
 
 class SqliteStorage : public Storage {

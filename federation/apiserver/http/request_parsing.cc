@@ -40,10 +40,11 @@ std::string percentDecode(const std::string& text, bool plusIsSpace) {
   return out;
 }
 
-Request toRequest(const boost::beast::http::request<boost::beast::http::string_body>& message) {
+namespace {
+
+Request requestFrom(std::string method, const std::string& target, Headers headers, std::string body) {
   Request request;
-  request.method = std::string(message.method_string());
-  const std::string target(message.target());
+  request.method = std::move(method);
   const auto question = target.find('?');
   request.path = percentDecode(target.substr(0, question), false);
   if (question != std::string::npos) {
@@ -61,9 +62,55 @@ Request toRequest(const boost::beast::http::request<boost::beast::http::string_b
       start = amp + 1;
     }
   }
-  for (const auto& field : message) request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
-  request.body = message.body();
+  request.headers = std::move(headers);
+  request.body = std::move(body);
   return request;
+}
+
+}  // namespace
+
+Request toRequest(const boost::beast::http::request<boost::beast::http::string_body>& message) {
+  Headers headers;
+  for (const auto& field : message) headers.emplace(std::string(field.name_string()), std::string(field.value()));
+  return requestFrom(std::string(message.method_string()), std::string(message.target()), std::move(headers),
+                     message.body());
+}
+
+std::optional<std::string> RequestParser::header(const std::string& name) const {
+  const auto it = headers_.find(name);
+  if (it == headers_.end()) return std::nullopt;
+  return it->second;
+}
+
+Request RequestParser::release() {
+  return requestFrom(std::move(method_), target_, std::move(headers_), std::move(body_));
+}
+
+void RequestParser::on_request_impl(boost::beast::http::verb, boost::beast::string_view method,
+                                    boost::beast::string_view target, int version, boost::beast::error_code&) {
+  method_ = std::string(method);
+  target_ = std::string(target);
+  version_ = version;
+}
+
+void RequestParser::on_field_impl(boost::beast::http::field, boost::beast::string_view name,
+                                  boost::beast::string_view value, boost::beast::error_code&) {
+  headers_.emplace(std::string(name), std::string(value));
+}
+
+void RequestParser::on_body_init_impl(const boost::optional<std::uint64_t>& contentLength, boost::beast::error_code&) {
+  // body_limit() has already refused a larger Content-Length.
+  if (contentLength) body_.reserve(static_cast<std::size_t>(*contentLength));
+}
+
+std::size_t RequestParser::on_body_impl(boost::beast::string_view body, boost::beast::error_code&) {
+  body_.append(body.data(), body.size());
+  return body.size();
+}
+
+std::size_t RequestParser::on_chunk_body_impl(std::uint64_t, boost::beast::string_view body, boost::beast::error_code&) {
+  body_.append(body.data(), body.size());
+  return body.size();
 }
 
 }  // namespace fedhpa::apiserver::http

@@ -3,6 +3,7 @@
 // section 8 has the measurements that chose Beast over cpprestsdk's listener for this side.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,11 +19,29 @@ struct TlsOptions {
   std::string privateKeyFile;
 };
 
+// Defaults are kube-apiserver's (its Go http.Server and its flags); README lists the differences.
 struct ServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;  // 0: any free port
   int threads = 2;
   std::size_t maxRequestBodyBytes = 3 * 1024 * 1024;
+  // Request line plus headers; beyond it a 431, as Go's MaxHeaderBytes (kube sets 1 MiB).
+  std::size_t maxHeaderBytes = 1024 * 1024;
+  // From a connection's first byte of a request to its last header byte (kube: 32 s).
+  std::chrono::seconds readHeaderTimeout{32};
+  // How long a kept-alive connection may wait for its next request (kube: 90 s).
+  std::chrono::seconds idleTimeout{90};
+  // Body read plus handling of a request that does not open a stream; then a 504 Timeout Status
+  // (kube's --request-timeout). Zero: none.
+  std::chrono::seconds requestTimeout{60};
+  // Open connections beyond this are closed as soon as they are accepted; 0: only the process's
+  // file-descriptor limit bounds them (as in kube, which has no such limit).
+  std::size_t maxConnections = 0;
+  // A stream whose client has not taken a byte for this long while it has data waiting is cut
+  // off (kube closes watchers whose buffer stays full), and so is one with maxStreamBacklogBytes
+  // queued.
+  std::chrono::milliseconds streamStallTimeout{5000};
+  std::size_t maxStreamBacklogBytes = 16 * 1024 * 1024;
   std::optional<TlsOptions> tls;
   std::optional<std::string> clientCaFile;   // x509 client certificates: user = CN, groups = O
   std::optional<std::string> tokenAuthFile;  // kube-apiserver's static token CSV

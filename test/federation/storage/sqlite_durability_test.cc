@@ -155,3 +155,43 @@ TEST(SqliteStorage, UnwritableDataDirIsAnError) {
 
 }  // namespace
 }  // namespace fedhpa::storage
+
+namespace fedhpa::storage {
+namespace {
+
+// The member-cluster simulator keeps its history in memory: large objects must not make it grow
+// without bound, whatever the event count limit allows.
+TEST(SqliteStorage, HistoryIsBoundedInBytesAsWellAsEvents) {
+  SqliteOptions options;
+  options.historyLimit = 10000;
+  options.historyBytesLimit = 4 * 1024 * 1024;
+  auto storage = SqliteStorage::openInMemory(options);
+  const std::string big(256 * 1024, 'x');
+  storage->create("/r/k", big);
+  const Revision first = storage->currentRevision();
+  for (int i = 0; i < 40; ++i) storage->update("/r/k", big + std::to_string(i), storage->currentRevision());
+  // 40 events of 512 KiB (old and new value): far over 4 MiB, so the oldest ones are gone...
+  EXPECT_GT(storage->oldestRevision(), first);
+  const Revision kept = storage->currentRevision() - storage->oldestRevision();
+  EXPECT_LE(kept, 8) << "at most 4 MiB of 512 KiB events";
+  EXPECT_GE(kept, 4) << "trimming goes to three quarters of the limit, not to nothing";
+  // ...and what is kept still replays in order.
+  std::mutex mutex;
+  std::vector<Revision> seen;
+  auto watch = storage->watch("/r/", storage->oldestRevision(), [&](const WatchEvent& event) {
+    std::lock_guard lock(mutex);
+    seen.push_back(event.kv.modRevision);
+  });
+  const auto seenCount = [&] {
+    std::lock_guard lock(mutex);
+    return seen.size();
+  };
+  for (int i = 0; i < 250 && seenCount() < static_cast<std::size_t>(kept); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  watch.reset();
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kept));
+  EXPECT_EQ(seen.back(), storage->currentRevision());
+}
+
+}  // namespace
+}  // namespace fedhpa::storage
