@@ -222,6 +222,8 @@ ResourceStore* ApiServer::store(const std::string& group, const std::string& res
   return dispatcher_->rest().find(group, resource);
 }
 
+std::shared_ptr<http::Handler> ApiServer::handler() const { return dispatcher_; }
+
 std::uint16_t ApiServer::start() {
   std::shared_ptr<http::Handler> handler = dispatcher_;
   if (options_.wrapHandler) handler = options_.wrapHandler(std::move(handler));

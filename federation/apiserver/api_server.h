@@ -36,6 +36,10 @@ class ApiServer {
   // member-cluster simulator's); nullptr when the resource is not served.
   ResourceStore* store(const std::string& group, const std::string& resource);
 
+  // The API as the HTTP server calls it (without wrapHandler), for driving it without a socket:
+  // the fuzz harnesses (test/fuzz) send their requests here.
+  std::shared_ptr<http::Handler> handler() const;
+
  private:
   class Dispatcher;
   std::unique_ptr<storage::Storage> storage_;
