@@ -1,6 +1,7 @@
 #include "test/fuzz/in_memory_api.h"
 
 #include <boost/log/core.hpp>
+#include <cstdlib>
 #include <mutex>
 
 #include "federation/api/resource.h"
@@ -100,6 +101,7 @@ InMemoryApi::InMemoryApi() {
   server_ = std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}), std::move(resources),
                                                    std::move(options));
   handler_ = server_->handler();
+  failOn500_ = std::getenv("FEDHPA_FUZZ_FAIL_ON_500") != nullptr;
   // Objects to list, page through (continue tokens) and patch.
   for (int i = 0; i < 5; ++i) {
     http::Request create;
@@ -127,6 +129,7 @@ http::Response InMemoryApi::serve(http::Request request) {
   const bool streamed = responder->streamed();
   http::Response response = responder->take();
   if (response.status < 100 || response.status > 599) finding("status " + std::to_string(response.status));
+  if (failOn500_ && response.status >= 500) finding("a 500: " + response.body.substr(0, 300));
   if (isJson(response) && !streamed && !response.body.empty() && !json::accept(response.body))
     finding("a response body is not JSON: " + response.body.substr(0, 300));
   if (isJson(response) && streamed) {
