@@ -2,7 +2,8 @@
 #   make deps    install the Debian packages the project needs (when missing)
 #   make         build everything (build/)
 #   make test    the ASan+UBSan tests, the TSan tests, then every test of the main build
-#   make check   the ASan+UBSan build of the tests alone
+#   make check   the ASan+UBSan build of the tests, then a short pass of every fuzz harness
+#   make fuzz    the libFuzzer harnesses (test/fuzz), FUZZ_SECONDS each, under ASan+UBSan
 #   make tsan    the ThreadSanitizer build of the unit tests (no e2e, no bench)
 #   make bench   benchmarks (never part of make test)
 #   make run     the local federation (three simulated members) — see README
@@ -10,6 +11,10 @@
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
 TSAN_DIR     ?= build-tsan
+FUZZ_DIR     ?= build-fuzz
+FUZZ_SECONDS ?= 60
+# make check's pass: enough for each harness to replay its corpus and mutate a little.
+CHECK_FUZZ_SECONDS ?= 4
 BUILD_TYPE   ?= RelWithDebInfo
 JOBS         ?= $(shell nproc)
 CTEST_FLAGS  ?= --output-on-failure -j $(JOBS)
@@ -17,9 +22,10 @@ CTEST_FLAGS  ?= --output-on-failure -j $(JOBS)
 DEB_PACKAGES := g++ make cmake ninja-build pkg-config \
 	libcpprest-dev libssl-dev libboost-dev libboost-log-dev libboost-program-options-dev \
 	libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libsqlite3-dev nlohmann-json3-dev \
-	librsvg2-bin python3-kubernetes wrk curl openssl tzdata etcd-server etcd-client haproxy
+	librsvg2-bin python3-kubernetes wrk curl openssl tzdata etcd-server etcd-client haproxy \
+	clang libclang-rt-14-dev
 
-.PHONY: all deps build test check tsan bench run clean
+.PHONY: all deps build test check tsan fuzz fuzz-build bench run clean
 
 all: build
 
@@ -46,6 +52,18 @@ $(ASAN_DIR)/build.ninja: deps
 check: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && LSAN_OPTIONS=suppressions=$(CURDIR)/test/sanitizers/lsan.supp ctest $(CTEST_FLAGS)
+	$(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
+
+# The fuzz tree is clang's (libFuzzer): the harnesses and only the libraries they link, built with
+# -fsanitize=fuzzer-no-link,address,undefined. Each harness runs FUZZ_SECONDS; a finding fails.
+$(FUZZ_DIR)/build.ninja: deps
+	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DFEDHPA_FUZZ=ON
+
+fuzz-build: deps $(FUZZ_DIR)/build.ninja
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
+
+fuzz: fuzz-build
+	test/fuzz/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 $(TSAN_DIR)/build.ninja: deps
 	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDHPA_TSAN=ON
@@ -75,4 +93,4 @@ run: build
 	$(BUILD_DIR)/fedhpa up --data-dir _output/data --kubeconfig-out _output/kubeconfig $(RUN_FLAGS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -38,7 +38,10 @@ std::string humanDuration(std::chrono::seconds duration) {
 std::string ageOf(const json& object, Clock::time_point now) {
   const auto created = parseRfc3339(stringAt(object, "/metadata/creationTimestamp"));
   if (!created) return "<unknown>";
-  return humanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *created));
+  // In seconds: two far-apart times' difference in nanoseconds can overflow 64 bits.
+  using std::chrono::seconds;
+  return humanDuration(std::chrono::floor<seconds>(now).time_since_epoch() -
+                       std::chrono::floor<seconds>(*created).time_since_epoch());
 }
 
 std::string stringAt(const json& object, const std::string& pointer, const std::string& fallback) {

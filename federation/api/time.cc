@@ -60,9 +60,14 @@ std::optional<TimePoint> parseRfc3339(std::string_view text) {
   }
   if (at != text.size()) return std::nullopt;
 
-  const sys_days days{date};
-  const auto local = days + hours{*hour} + minutes{*minute} + seconds{*second};
-  return time_point_cast<system_clock::duration>(local - offset + fraction);
+  // In whole seconds first: system_clock counts nanoseconds in 64 bits (years 1678 to 2262), so a
+  // valid RFC 3339 time further out (year 0001, 9999) is not representable and is refused here
+  // instead of overflowing.
+  const sys_seconds whole = sys_days{date} + hours{*hour} + minutes{*minute} + seconds{*second} - offset;
+  const sys_seconds earliest = ceil<seconds>(system_clock::time_point::min()) + seconds{1};
+  const sys_seconds latest = floor<seconds>(system_clock::time_point::max()) - seconds{1};
+  if (whole < earliest || whole > latest) return std::nullopt;
+  return time_point_cast<system_clock::duration>(whole) + fraction;
 }
 
 std::string formatRfc3339(TimePoint time) {

@@ -293,6 +293,8 @@ ResourceStore* ApiServer::store(const std::string& group, const std::string& res
   return dispatcher_->rest().find(group, resource);
 }
 
+std::shared_ptr<http::Handler> ApiServer::handler() const { return dispatcher_; }
+
 std::uint16_t ApiServer::start() {
   // authenticate (the HTTP server) -> audit, impersonate, authorize (authz) -> dispatch
   std::shared_ptr<http::Handler> handler = authz::secureHandler(dispatcher_, options_.security, rbacStores());

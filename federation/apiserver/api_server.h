@@ -48,6 +48,10 @@ class ApiServer {
   // member-cluster simulator's); nullptr when the resource is not served.
   ResourceStore* store(const std::string& group, const std::string& resource);
 
+  // The API as the HTTP server calls it (without wrapHandler), for driving it without a socket:
+  // the fuzz harnesses (test/fuzz) send their requests here.
+  std::shared_ptr<http::Handler> handler() const;
+
  private:
   class Dispatcher;
   authz::RbacStores rbacStores();

@@ -144,7 +144,14 @@ LabelSelector LabelSelector::fromJson(const nlohmann::json& json) {
   if (matchExpressions == json.end() || !matchExpressions->is_array()) return selector;
   for (const auto& expression : *matchExpressions) {
     if (!expression.is_object()) throw SelectorError("matchExpressions must hold objects");
-    const std::string op = expression.value("operator", "");
+    // json::value() would throw json's type_error for a key or operator that is not a string.
+    const auto stringField = [&expression](const char* name) {
+      const auto field = expression.find(name);
+      if (field == expression.end() || field->is_null()) return std::string();
+      if (!field->is_string()) throw SelectorError(std::string("matchExpressions[].") + name + " must be a string");
+      return field->get<std::string>();
+    };
+    const std::string op = stringField("operator");
     std::set<std::string> values;
     const auto listed = expression.find("values");
     if (listed != expression.end() && listed->is_array())
@@ -156,7 +163,7 @@ LabelSelector LabelSelector::fromJson(const nlohmann::json& json) {
     else if (op == "Exists") parsed = Operator::Exists;
     else if (op == "DoesNotExist") parsed = Operator::DoesNotExist;
     else throw SelectorError("\"" + op + "\" is not a valid label selector operator");
-    selector.requirements_.push_back({expression.value("key", ""), parsed, values});
+    selector.requirements_.push_back({stringField("key"), parsed, values});
   }
   return selector;
 }

@@ -1,5 +1,7 @@
 #include "federation/api/time.h"
 
+#include "federation/api/printing.h"
+
 #include <gtest/gtest.h>
 
 namespace fedhpa::api {
@@ -28,6 +30,25 @@ TEST(Rfc3339, RejectsWhatIsNotATime) {
                           "2026-11-22T10:00:00.Z"}) {
     EXPECT_FALSE(parseRfc3339(bad)) << bad;
   }
+}
+
+// Found by api_object_fuzz: an Event last seen in year 1013 overflowed the nanosecond count (UBSan)
+// when its Table row was computed (test/fuzz/corpus/api_object_fuzz/event-last-seen-in-year-1013).
+TEST(Rfc3339, RefusesTimesTheClockCannotHoldInsteadOfOverflowing) {
+  EXPECT_FALSE(parseRfc3339("1013-01-01T00:00:00Z"));
+  EXPECT_FALSE(parseRfc3339("0000-01-01T00:00:00Z"));
+  EXPECT_FALSE(parseRfc3339("9999-12-31T23:59:59.999999999-23:59"));
+  const auto old = parseRfc3339("1700-06-01T00:00:00Z");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(formatRfc3339(*old), "1700-06-01T00:00:00Z");
+}
+
+TEST(Rfc3339, AgeOfAnObjectCreatedCenturiesAgoIsInYears) {
+  const nlohmann::json object = {{"metadata", {{"creationTimestamp", "1700-06-01T00:00:00Z"}}}};
+  const std::string age = ageOf(object, *parseRfc3339("2026-06-01T00:00:00Z"));
+  EXPECT_EQ(age, "326y");
+  const nlohmann::json future = {{"metadata", {{"creationTimestamp", "2261-01-01T00:00:00Z"}}}};
+  EXPECT_EQ(ageOf(future, *parseRfc3339("1700-06-01T00:00:00Z")), "<invalid>");
 }
 
 }  // namespace

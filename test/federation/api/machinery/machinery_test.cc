@@ -114,6 +114,10 @@ TEST(LabelSelector, FromMetaV1Json) {
   EXPECT_TRUE(selector.matches({{"app", "web"}, {"tier", "a"}}));
   EXPECT_FALSE(selector.matches({{"app", "web"}, {"tier", "a"}, {"x", "1"}}));
   EXPECT_THROW(LabelSelector::fromJson(json::parse(R"({"matchExpressions":[{"key":"k","operator":"Near"}]})")), SelectorError);
+  // A key or operator of another JSON type threw json's type_error, which crashed selector_fuzz
+  // (the input is in test/fuzz/corpus/selector_fuzz/match-expression-operator-not-a-string).
+  EXPECT_THROW(LabelSelector::fromJson(json::parse(R"({"matchExpressions":[{"key":"a","operator":1}]})")), SelectorError);
+  EXPECT_THROW(LabelSelector::fromJson(json::parse(R"({"matchExpressions":[{"key":[],"operator":"Exists"}]})")), SelectorError);
 }
 
 TEST(FieldSelector, MatchesEscapesAndListsFields) {
