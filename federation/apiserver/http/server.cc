@@ -145,7 +145,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   Session(std::shared_ptr<net::io_context> io, const ServerContext& context, Stream stream,
           std::unique_ptr<ConnectionSlot> slot)
       : io_(std::move(io)), context_(context), stream_(std::move(stream)), slot_(std::move(slot)),
-        requestTimer_(stream_.get_executor()) {}
+        requestTimer_(stream_.get_executor()), stallTimer_(stream_.get_executor()) {}
 
   void run() {
     auto self = this->shared_from_this();
@@ -173,9 +173,15 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       abortStream();
       return false;
     }
-    if (queuedBytes_.fetch_add(data.size()) == 0) lastProgress_ = now;  // the wait starts now
+    const bool waitStarts = queuedBytes_.fetch_add(data.size()) == 0;
+    if (waitStarts) lastProgress_ = now;
     auto self = this->shared_from_this();
-    net::post(stream_.get_executor(), [self, data = chunk(data)]() mutable { self->send(std::move(data), {}); });
+    net::post(stream_.get_executor(), [self, data = chunk(data), waitStarts]() mutable {
+      self->send(std::move(data), {});
+      // A client that stops reading after the last chunk it was sent would otherwise never be
+      // checked again: the stall is also watched by a timer, not only when the next chunk comes.
+      if (waitStarts) self->watchForStall(self->context_.options.streamStallTimeout);
+    });
     return true;
   }
 
@@ -202,6 +208,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   void closeSocket() override {
     markClosed();
     requestTimer_.cancel();  // its pending wait holds this session, and the session holds the io_context
+    stallTimer_.cancel();
     beast::get_lowest_layer(stream_).close();
     slot_.reset();
   }
@@ -425,6 +432,22 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     });
   }
 
+  // On the strand: after `wait`, cuts the stream off if what is queued has made no progress for
+  // the stall timeout; while something is still queued, looks again when that time would be up.
+  void watchForStall(std::chrono::nanoseconds wait) {
+    auto self = this->shared_from_this();
+    stallTimer_.expires_after(wait);
+    stallTimer_.async_wait([self](beast::error_code ec) {
+      if (ec || self->closed_ || self->queuedBytes_.load() == 0) return;
+      const auto stalledFor = std::chrono::nanoseconds(steadyNanos() - self->lastProgress_.load());
+      const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(self->context_.options.streamStallTimeout);
+      if (stalledFor < timeout) return self->watchForStall(timeout - stalledFor);
+      FEDHPA_LOG(warning) << "cutting off a stream client that stopped reading (" << self->queuedBytes_.load()
+                          << " bytes waiting)";
+      self->abortStream();
+    });
+  }
+
   // Any thread: drops what is queued and closes the connection at once.
   void abortStream() {
     markClosed();
@@ -498,6 +521,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   void shutdown() {
     markClosed();
     requestTimer_.cancel();
+    stallTimer_.cancel();
     beast::error_code ignored;
     beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
     beast::get_lowest_layer(stream_).close();
@@ -516,6 +540,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   Stream stream_;
   std::unique_ptr<ConnectionSlot> slot_;
   net::steady_timer requestTimer_;
+  net::steady_timer stallTimer_;  // watches a stream whose queued bytes stopped going out
   beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
   std::deque<Outgoing> outbox_;

@@ -110,7 +110,14 @@ TEST_F(BootstrapRoles, ControllerManagerHasWhatItUsesAndNoMore) {
   EXPECT_FALSE(can(cm, "create", "", "secrets", "federation-system"));
   EXPECT_FALSE(can(cm, "delete", "federation", "clusters", "", "member1"));
   EXPECT_FALSE(can(cm, "update", "federation", "clusters", "", "member1"));
-  EXPECT_FALSE(can(cm, "create", "autoscaling", "horizontalpodautoscalers", "team"));
+  // Karmada's front door: the HPA a FederatedHPA owns, and the Karmada objects' finalizer and status.
+  EXPECT_TRUE(can(cm, "create", "autoscaling", "horizontalpodautoscalers", "team"));
+  EXPECT_TRUE(can(cm, "delete", "autoscaling", "horizontalpodautoscalers", "team", "h"));
+  EXPECT_TRUE(can(cm, "update", "autoscaling.karmada.io", "federatedhpas", "team", "f"));
+  EXPECT_TRUE(can(cm, "update", "autoscaling.karmada.io", "cronfederatedhpas", "team", "c", "status"));
+  EXPECT_FALSE(can(cm, "create", "autoscaling.karmada.io", "federatedhpas", "team"));
+  EXPECT_FALSE(can(cm, "update", "autoscaling.karmada.io", "cronfederatedhpas", "team", "c"));
+  EXPECT_FALSE(can(cm, "delete", "apps", "deployments", "team", "d"));
   EXPECT_FALSE(can(cm, "create", "rbac.authorization.k8s.io", "rolebindings", "team"));
 }
 
