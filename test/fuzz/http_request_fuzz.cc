@@ -1,12 +1,14 @@
-// The bytes a client sends on a connection: Beast's request parser with the server's body limit,
-// toRequest (percent-decoding of path and query, headers), then the API server's handler over
-// in-memory SQLite (request info, body decoding, every verb). Every answer is checked by
-// InMemoryApi: one answer, a valid status, a JSON body that parses.
+// The bytes a client sends on a connection: the server's own RequestParser with the server's
+// default header and body limits, then the API server's handler over in-memory SQLite (request
+// info, body decoding, every verb). Every answer is checked by InMemoryApi: one answer, a valid
+// status, a JSON body that parses.
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "federation/apiserver/http/request_parsing.h"
+#include "federation/apiserver/http/server.h"
 #include "test/fuzz/in_memory_api.h"
 
 using namespace fedhpa;
@@ -15,8 +17,10 @@ namespace beasthttp = boost::beast::http;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static fuzz::InMemoryApi& api = fuzz::sharedApi();
-  beasthttp::request_parser<beasthttp::string_body> parser;
-  parser.body_limit(3 * 1024 * 1024);  // the server's maxRequestBodyBytes default (kube's 3 MiB)
+  static const http::ServerOptions defaults;
+  http::RequestParser parser;
+  parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(defaults.maxHeaderBytes, UINT32_MAX)));
+  parser.body_limit(defaults.maxRequestBodyBytes);
   parser.eager(true);
   boost::beast::error_code error;
   std::size_t offset = 0;
@@ -31,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     parser.put_eof(error);
     if (error || !parser.is_done()) return 0;
   }
-  http::Request request = http::toRequest(parser.release());
+  http::Request request = parser.release();
   request.remoteAddress = "192.0.2.1";
   api.serve(std::move(request));
   return 0;

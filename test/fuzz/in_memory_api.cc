@@ -1,6 +1,8 @@
 #include "test/fuzz/in_memory_api.h"
 
 #include <boost/log/core.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 
@@ -55,24 +57,34 @@ class ClosedStream : public http::ResponseStream {
   std::function<void()> onClosed_;
 };
 
+// What the handler answered. LIST and deletecollection are answered from the API server's worker
+// pool, after handle() has returned, so take() waits for the answer (as a connection would).
 class CapturingResponder : public http::Responder {
  public:
   void respond(http::Response response) override {
+    std::lock_guard lock(mutex_);
     if (answered_) finding("the handler answered twice");
-    answered_ = true;
     response_ = std::move(response);
+    answered_ = true;
+    answeredChanged_.notify_all();
   }
   std::shared_ptr<http::ResponseStream> stream(int status, http::Headers headers) override {
+    std::lock_guard lock(mutex_);
     if (answered_) finding("the handler answered twice");
-    answered_ = true;
     response_.status = status;
     response_.headers = std::move(headers);
     stream_ = std::make_shared<ClosedStream>();
+    answered_ = true;
+    answeredChanged_.notify_all();
     return stream_;
   }
-  bool streamed() const { return stream_ != nullptr; }
-  http::Response take() {
-    if (!answered_) finding("the handler returned without an answer");
+  // Waits for the answer: an unanswered request is a finding after kAnswerWait (libFuzzer's own
+  // -timeout calls a hang one later still).
+  http::Response take(bool& streamed) {
+    std::unique_lock lock(mutex_);
+    if (!answeredChanged_.wait_for(lock, kAnswerWait, [&] { return answered_; }))
+      finding("the handler returned without an answer");
+    streamed = stream_ != nullptr;
     if (stream_) {
       stream_->close();
       response_.body = stream_->received_;
@@ -81,6 +93,9 @@ class CapturingResponder : public http::Responder {
   }
 
  private:
+  static constexpr std::chrono::seconds kAnswerWait{5};
+  std::mutex mutex_;
+  std::condition_variable answeredChanged_;
   bool answered_ = false;
   http::Response response_;
   std::shared_ptr<ClosedStream> stream_;
@@ -126,8 +141,8 @@ InMemoryApi::~InMemoryApi() = default;
 http::Response InMemoryApi::serve(http::Request request) {
   auto responder = std::make_shared<CapturingResponder>();
   handler_->handle(std::move(request), responder);
-  const bool streamed = responder->streamed();
-  http::Response response = responder->take();
+  bool streamed = false;
+  http::Response response = responder->take(streamed);
   if (response.status < 100 || response.status > 599) finding("status " + std::to_string(response.status));
   if (failOn500_ && response.status >= 500) finding("a 500: " + response.body.substr(0, 300));
   if (isJson(response) && !streamed && !response.body.empty() && !json::accept(response.body))
