@@ -746,8 +746,11 @@ class Server::Impl {
 
   std::shared_ptr<const ServerContext> contextOwner_;
   std::shared_ptr<net::io_context> io_ = std::make_shared<net::io_context>();
-  tcp::acceptor acceptor_{*io_};
-  net::steady_timer acceptRetry_{*io_};
+  // The acceptor, its retry timer and stop()'s close run on one strand: the accept handler (which
+  // starts the next accept) and the close posted by stop() would otherwise meet on two threads.
+  net::strand<net::io_context::executor_type> acceptStrand_ = net::make_strand(*io_);
+  tcp::acceptor acceptor_{acceptStrand_};
+  net::steady_timer acceptRetry_{acceptStrand_};
   std::chrono::milliseconds acceptBackoff_{0};
   std::shared_ptr<std::atomic<std::size_t>> openConnections_ = std::make_shared<std::atomic<std::size_t>>(0);
   std::optional<ssl::context> tls_;
