@@ -146,6 +146,7 @@ TEST_F(FederatedHpaReconcilerTest, ASettledObjectIsNotWrittenAgain) {
   api_.put(kFederatedHpas, federatedHpa("nginx", nginxSpec()));
   reconcile();
   reconcile();
+  events();  // the recorder posts Events from its own thread: let them land before counting
   const int writes = api_.writes;
   reconcile();
   EXPECT_EQ(api_.writes, writes);
