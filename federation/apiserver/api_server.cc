@@ -1,6 +1,7 @@
 #include "federation/apiserver/api_server.h"
 
 #include <chrono>
+#include <functional>
 #include <set>
 
 #include "federation/api/discovery.h"
@@ -56,22 +57,26 @@ http::Response aggregatedResponse(const json& body) {
 }
 
 // A Responder that remembers the status code for the metrics and the access log.
-class RecordingResponder : public http::Responder {
+// Counts a request in the metrics as its answer leaves: before the first byte reaches the
+// client, so a client that has read an answer always finds it counted. A streamed answer (a watch,
+// a streamed list) is counted when its headers go out; its duration is the time to those headers.
+class MeteredResponder : public http::Responder {
  public:
-  explicit RecordingResponder(std::shared_ptr<http::Responder> inner) : inner_(std::move(inner)) {}
+  using Observer = std::function<void(int code)>;
+  MeteredResponder(std::shared_ptr<http::Responder> inner, Observer observe)
+      : inner_(std::move(inner)), observe_(std::move(observe)) {}
   void respond(http::Response response) override {
-    code_ = response.status;
+    observe_(response.status);
     inner_->respond(std::move(response));
   }
   std::shared_ptr<http::ResponseStream> stream(int status, http::Headers headers) override {
-    code_ = status;
+    observe_(status);
     return inner_->stream(status, std::move(headers));
   }
-  int code() const { return code_; }
 
  private:
   std::shared_ptr<http::Responder> inner_;
-  int code_ = 0;
+  Observer observe_;
 };
 
 // kube-apiserver's answer to a request whose path or query is not UTF-8 (a 400), before anything
@@ -121,30 +126,29 @@ class ApiServer::Dispatcher : public http::Handler {
 
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     const auto started = std::chrono::steady_clock::now();
-    auto recording = std::make_shared<RecordingResponder>(responder);
     std::optional<RequestInfo> info;
     try {
       requireUtf8(request);
       info = parseResourceRequest(request);
     } catch (const std::exception& error) {
-      answerError(*recording, request, error);
-      observe(request, info, *recording, started);
+      auto metered = meter(request, info, responder, started);
+      answerError(*metered, request, error);
       return;
     }
+    auto metered = meter(request, info, std::move(responder), started);
     // Watches are long-running: kube's in-flight limits leave them out.
     std::shared_ptr<InflightLimits::Ticket> ticket;
     if (!(info && info->verb == "watch")) {
       ticket = inflight_.tryAcquire(isMutating(info, request));
       if (!ticket) {
-        recording->respond(tooManyRequests());
-        observe(request, info, *recording, started);
+        metered->respond(tooManyRequests());
         return;
       }
     }
     const bool heavy = info && (info->verb == "list" || info->verb == "deletecollection");
-    if (!heavy) return serve(request, info, recording, started);
-    heavyRequests_.submit([this, request = std::move(request), info, recording, ticket, started] {
-      serve(request, info, recording, started);
+    if (!heavy) return serve(request, info, metered);
+    heavyRequests_.submit([this, request = std::move(request), info, metered, ticket] {
+      serve(request, info, metered);
     });
   }
 
@@ -152,20 +156,18 @@ class ApiServer::Dispatcher : public http::Handler {
 
   // Runs one admitted request (on an HTTP thread, or on the heavy-request pool).
   void serve(const http::Request& request, const std::optional<RequestInfo>& info,
-             const std::shared_ptr<RecordingResponder>& responder, std::chrono::steady_clock::time_point started) {
-    RecordingResponder& recording = *responder;
+             const std::shared_ptr<MeteredResponder>& responder) {
     try {
       if (info) {
         rest_.handle(*info, request, responder);
         if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
           deleteNamespaceContents(info->name);
       } else {
-        recording.respond(handleNonResource(request));
+        responder->respond(handleNonResource(request));
       }
     } catch (const std::exception& error) {
-      answerError(recording, request, error);
+      answerError(*responder, request, error);
     }
-    observe(request, info, recording, started);
   }
 
   static void answerError(http::Responder& responder, const http::Request& request, const std::exception& error) {
@@ -178,15 +180,20 @@ class ApiServer::Dispatcher : public http::Handler {
     responder.respond(jsonResponse(internal.code(), internal.toStatus()));
   }
 
-  void observe(const http::Request& request, const std::optional<RequestInfo>& info, const RecordingResponder& recording,
-               std::chrono::steady_clock::time_point started) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::string verb = info ? info->verb : request.method;
+  std::shared_ptr<MeteredResponder> meter(const http::Request& request, const std::optional<RequestInfo>& info,
+                                          std::shared_ptr<http::Responder> responder,
+                                          std::chrono::steady_clock::time_point started) {
+    std::string verb = metricVerb(info ? info->verb : request.method);
     // A metric label: only ever a served resource or a served path (never client text). A
     // non-resource path is its own label only when it was served (a finite set of documents).
     std::string resource = info ? metricResource(*info) : "";
-    if (!info && recording.code() >= 200 && recording.code() < 400) resource = request.path;
-    metrics_.observe(metricVerb(verb), resource, recording.code(), seconds);
+    return std::make_shared<MeteredResponder>(
+        std::move(responder), [this, verb = std::move(verb), resource = std::move(resource),
+                               path = info ? std::string() : request.path, started](int code) {
+          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          const bool servedPath = !path.empty() && code >= 200 && code < 400;
+          metrics_.observe(verb, servedPath ? path : resource, code, seconds);
+        });
   }
 
   // "horizontalpodautoscalers", "deployments/scale": a served resource and subresource, else "".
