@@ -26,6 +26,7 @@ class BasicResourceType : public ResourceType {
   std::vector<std::pair<std::string, std::string>> listMergeKeys() const override { return {}; }
   bool acceptsStrategicMergePatch() const override { return true; }
   nlohmann::json openApiSchema(const std::string& version) const override;
+  const Schema* storageSchema() const override { return &schema(names_.storageVersion); }
 
  protected:
   const Schema& schema(const std::string& version) const;

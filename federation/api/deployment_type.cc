@@ -22,7 +22,7 @@ Schema container() {
                                                                    {"hostPort", Schema::integer()},
                                                                    {"hostIP", Schema::string()},
                                                                    {"protocol", Schema::string()}}))},
-                         {"env", Schema::arrayOf(keyValue)},
+                         {"env", Schema::arrayOf(keyValue).keyedBy({"name"})},
                          {"envFrom", Schema::arrayOf(Schema::any())},
                          {"resources", Schema::any()},
                          {"volumeMounts", Schema::arrayOf(Schema::any())},
@@ -39,8 +39,8 @@ Schema container() {
 }
 
 Schema deploymentSchema() {
-  const Schema podSpec = Schema::object({{"containers", Schema::arrayOf(container())},
-                                         {"initContainers", Schema::arrayOf(container())},
+  const Schema podSpec = Schema::object({{"containers", Schema::arrayOf(container()).keyedBy({"name"})},
+                                         {"initContainers", Schema::arrayOf(container()).keyedBy({"name"})},
                                          {"volumes", Schema::arrayOf(Schema::any())},
                                          {"restartPolicy", Schema::string()},
                                          {"terminationGracePeriodSeconds", Schema::int64()},

@@ -81,6 +81,7 @@ class FederatedHpaType : public ResourceType {
   }
   std::vector<std::pair<std::string, std::string>> listMergeKeys() const override { return hpa_->listMergeKeys(); }
   bool acceptsStrategicMergePatch() const override { return hpa_->acceptsStrategicMergePatch(); }
+  const Schema* storageSchema() const override { return hpa_->storageSchema(); }
   json openApiSchema(const std::string&) const override {
     json schema = hpa_->openApiSchema("v2");
     schema["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"] = true;

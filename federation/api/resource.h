@@ -16,6 +16,7 @@
 
 namespace fedhpa::api {
 
+struct Schema;
 using Clock = std::chrono::system_clock;
 
 struct TableColumn {
@@ -89,6 +90,10 @@ class ResourceType {
 
   // OpenAPI v3 schema of the object in `version` (components.schemas entry).
   virtual nlohmann::json openApiSchema(const std::string& version) const = 0;
+
+  // The fields of the stored form, for server-side apply's field sets and list merges; nullptr:
+  // untyped (every object a map, every list atomic).
+  virtual const Schema* storageSchema() const { return nullptr; }
 };
 
 // Every resource the federation API server serves (DESIGN.md section 3).

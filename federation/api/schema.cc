@@ -31,6 +31,14 @@ Schema Schema::number() { return Schema{Type::Number, {}, {}}; }
 Schema Schema::boolean() { return Schema{Type::Boolean, {}, {}}; }
 Schema Schema::intOrString() { return Schema{Type::IntOrString, {}, {}}; }
 Schema Schema::any() { return Schema{Type::Any, {}, {}}; }
+Schema Schema::keyedBy(std::vector<std::string> keys) && {
+  listMapKeys = std::move(keys);
+  return std::move(*this);
+}
+Schema Schema::asSet() && {
+  listSet = true;
+  return std::move(*this);
+}
 
 namespace {
 
@@ -53,8 +61,8 @@ Schema objectMeta() {
                          {"deletionGracePeriodSeconds", Schema::int64()},
                          {"labels", Schema::mapOf(Schema::string())},
                          {"annotations", Schema::mapOf(Schema::string())},
-                         {"ownerReferences", Schema::arrayOf(ownerReference)},
-                         {"finalizers", Schema::arrayOf(Schema::string())},
+                         {"ownerReferences", Schema::arrayOf(ownerReference).keyedBy({"uid"})},
+                         {"finalizers", Schema::arrayOf(Schema::string()).asSet()},
                          {"managedFields", Schema::arrayOf(Schema::any())}});
 }
 
@@ -146,7 +154,8 @@ Schema conditionsSchema() {
                                          {"lastUpdateTime", Schema::any()},
                                          {"lastTransitionTime", Schema::any()},
                                          {"reason", Schema::string()},
-                                         {"message", Schema::string()}}));
+                                         {"message", Schema::string()}}))
+      .keyedBy({"type"});
 }
 
 std::vector<std::string> unknownFields(const json& value, const Schema& schema) {

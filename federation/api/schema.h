@@ -16,6 +16,10 @@ struct Schema {
   std::map<std::string, Schema> properties;  // Object
   std::vector<Schema> element;               // Array items / Map values: exactly one entry
   bool wide = false;                         // Integer: Go's int64 rather than int32
+  // Array: how server-side apply merges it (Kubernetes' +listType). Atomic unless declared: a
+  // list-map's entries are told apart by these fields (+listMapKey), a set's by their value.
+  std::vector<std::string> listMapKeys = {};
+  bool listSet = false;
 
   static Schema object(std::map<std::string, Schema> properties);
   static Schema arrayOf(Schema element);
@@ -27,6 +31,10 @@ struct Schema {
   static Schema boolean();
   static Schema intOrString();
   static Schema any();
+
+  // Modifiers of an Array: Schema::arrayOf(container()).keyedBy({"name"}).
+  Schema keyedBy(std::vector<std::string> keys) &&;
+  Schema asSet() &&;
 };
 
 // The object every served type shares: apiVersion, kind, metadata (ObjectMeta), plus its own fields.

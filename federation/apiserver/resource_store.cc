@@ -139,6 +139,8 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   if (metaString(object, "name").empty())
     throw api::ApiError::invalid(names.group, names.kind, "", {api::fieldRequired("metadata.name")});
 
+  if (meta.contains("managedFields") && meta["managedFields"].is_array() && meta["managedFields"].empty())
+    meta.erase("managedFields");
   meta["uid"] = newUid();
   meta["creationTimestamp"] = rfc3339Now(api::Clock::now());
   meta["generation"] = 1;
@@ -249,6 +251,8 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
     throw api::ApiError::badRequest("the name of the object (" + proposedName +
                                     ") does not match the name on the URL (" + metaString(current, "name") + ")");
 
+  std::optional<json> proposedManagedFields;
+  if (proposed["metadata"].contains("managedFields")) proposedManagedFields = proposed["metadata"]["managedFields"];
   json next;
   if (subresource == Subresource::Status) {
     // A write to /status changes the status and nothing else.
@@ -268,6 +272,14 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
     }
     next["metadata"].erase("selfLink");
   }
+  // managedFields are the field manager's: a proposal without them keeps the stored ones (writers
+  // inside the server), an empty list drops them.
+  if (proposedManagedFields) next["metadata"]["managedFields"] = std::move(*proposedManagedFields);
+  else if (current["metadata"].contains("managedFields")) next["metadata"]["managedFields"] = current["metadata"]["managedFields"];
+  else next["metadata"].erase("managedFields");
+  if (next["metadata"].contains("managedFields") && next["metadata"]["managedFields"].is_array() &&
+      next["metadata"]["managedFields"].empty())
+    next["metadata"].erase("managedFields");
   next["apiVersion"] = current["apiVersion"];
   next["kind"] = current["kind"];
   next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];

@@ -7,6 +7,7 @@
 #include "federation/api/machinery/patch.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
+#include "federation/apiserver/server_side_apply.h"
 
 namespace fedhpa::apiserver {
 
@@ -358,8 +359,10 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
 http::Response RestHandler::create(const Call& call) {
   if (!call.info.subresource.empty() || !call.info.name.empty())
     throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+  const WriteContext context = writeContextOf(call.request, call.type().names().apiVersion(call.version),
+                                              Subresource::Main, "CreateOptions");
   std::vector<std::string> warnings;
-  const json internal = decodeBody(call, warnings);
+  const json internal = FieldManager(call.type()).update(json::object(), decodeBody(call, warnings), context);
   const bool dryRun = dryRunOf(call.request);
   const json created = call.store.create(call.info.namespaceName, internal, dryRun);
   http::Response response = jsonResponse(201, call.served(created));
@@ -369,10 +372,14 @@ http::Response RestHandler::create(const Call& call) {
 
 http::Response RestHandler::update(const Call& call) {
   const Subresource subresource = subresourceOf(call.info, call.type());
+  const WriteContext context =
+      writeContextOf(call.request, call.type().names().apiVersion(call.version), subresource, "UpdateOptions");
   std::vector<std::string> warnings;
   const json proposed = decodeBody(call, warnings);
+  const FieldManager manager(call.type());
   const json updated = call.store.update(
-      call.info.namespaceName, call.info.name, [&](const json&) { return proposed; }, subresource,
+      call.info.namespaceName, call.info.name,
+      [&](const json& current) { return manager.update(current, proposed, context); }, subresource,
       dryRunOf(call.request));
   http::Response response = jsonResponse(200, call.served(updated));
   addWarnings(response.headers, warnings);
@@ -383,21 +390,28 @@ http::Response RestHandler::patch(const Call& call) {
   const Subresource subresource = subresourceOf(call.info, call.type());
   const std::string contentType = call.request.header("Content-Type").value_or("");
   const std::string mediaType = contentType.substr(0, contentType.find(';'));
+  if (mediaType == kApplyPatchMediaType)
+    return serverSideApply(call.store, call.info, call.request, call.version, subresource);
+  forceOf(call.request, false);
+  const WriteContext context =
+      writeContextOf(call.request, call.type().names().apiVersion(call.version), subresource, "PatchOptions");
   const json patchBody = parseRequestJson(call.request.body);
   const bool strategic = mediaType == "application/strategic-merge-patch+json";
   if (strategic && !call.type().acceptsStrategicMergePatch())
     throw api::ApiError::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json-patch+json, application/merge-patch+json");
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
   if (!strategic && mediaType != "application/merge-patch+json" && mediaType != "application/json-patch+json")
     throw api::ApiError::unsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
+        "application/strategic-merge-patch+json");
   if (mediaType == "application/json-patch+json") requireJsonPatchSize(patchBody);
   const FieldValidation validation = fieldValidationOf(call.request);
   std::vector<std::string> warnings;
   api::machinery::PatchMeta patchMeta;
   for (const auto& [path, key] : call.type().listMergeKeys()) patchMeta.mergeKeys[path] = key;
+  const FieldManager manager(call.type());
 
   const json updated = call.store.update(
       call.info.namespaceName, call.info.name,
@@ -428,7 +442,7 @@ http::Response RestHandler::patch(const Call& call) {
                                         patchBody["metadata"].contains("resourceVersion");
           if (!patchSetsVersion && patched.contains("metadata") && patched["metadata"].is_object())
             patched["metadata"].erase("resourceVersion");
-          return toInternal(call, patched);
+          return manager.update(current, toInternal(call, patched), context);
         });
       },
       subresource, dryRunOf(call.request));
