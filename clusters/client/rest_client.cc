@@ -180,6 +180,7 @@ class RestClient::Impl {
     http::http_request request(method);
     request.set_request_uri(pathAndQuery);
     request.headers().add("Accept", "application/json");
+    request.headers().add("User-Agent", options_.userAgent);
     if (!config_.bearerToken.empty()) request.headers().add("Authorization", "Bearer " + config_.bearerToken);
     if (body) request.set_body(body->dump(), contentType);
     return request;

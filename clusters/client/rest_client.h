@@ -21,7 +21,14 @@ struct RetryPolicy {
 struct RestClientOptions {
   std::chrono::seconds requestTimeout{30};
   RetryPolicy retry;
+  // As client-go's "<binary>/<version> (<os>/<arch>)": an API server names the field manager of
+  // this client's writes after the part before the first '/'.
+  std::string userAgent = "fedhpa/v0 (linux)";
 };
+
+// The User-Agent of the controller-manager's clients: what it writes, on the federation and on
+// members, is managed by "fedhpa-controller".
+inline constexpr const char* kControllerUserAgent = "fedhpa-controller/v0 (linux)";
 
 // cpprestsdk runs all its I/O and continuations on one process-wide pool of 40 threads unless told
 // otherwise before its first use; fedhpa's main calls this first thing (cpprest-facts.md 2, 7.8).

@@ -90,6 +90,7 @@ clusters::ClientFactory memberClients() {
     // costs a worker one timeout at most, and MemberCalls cuts it off after a few.
     options.requestTimeout = std::chrono::seconds(5);
     options.retry.attempts = 1;
+    options.userAgent = clusters::kControllerUserAgent;
     return std::make_shared<clusters::RestClient>(config, options);
   };
 }
@@ -156,6 +157,7 @@ int runManager(const clusters::RestConfig& federationConfig, controller::Control
   clusters::RestClientOptions electionOptions;
   electionOptions.requestTimeout = std::chrono::duration_cast<std::chrono::seconds>(times.callTimeout());
   electionOptions.retry.attempts = 1;
+  electionOptions.userAgent = clusters::kControllerUserAgent;
   clusters::RestClient electionClient(federationConfig, electionOptions);
   controller::LeaderElector elector(electionClient, "kube-system", "fedhpa-controller-manager", leaseIdentity(), time, times);
   elector.start([&] { manager.start(); },
@@ -205,7 +207,9 @@ int controllerManagerMain(int argc, char** argv) {
   try {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
     const clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
-    clusters::RestClient federation(federationConfig);
+    clusters::RestClientOptions federationOptions;
+    federationOptions.userAgent = clusters::kControllerUserAgent;
+    clusters::RestClient federation(federationConfig, federationOptions);
     RealTimeSource time;
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
     FEDHPA_LOG(info) << "controller-manager running against context " << context;
@@ -338,7 +342,9 @@ int upMain(int argc, char** argv) {
   clusters::RestConfig federationConfig = adminConfig;
   federationConfig.clientCertPem = controllerIdentity.certificate;
   federationConfig.clientKeyPem = controllerIdentity.privateKey;
-  clusters::RestClient federation(federationConfig);
+  clusters::RestClientOptions federationOptions;
+  federationOptions.userAgent = clusters::kControllerUserAgent;
+  clusters::RestClient federation(federationConfig, federationOptions);
   RealTimeSource time;
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
   std::cout << "federation up: API " << boost::algorithm::join(federationUrls, ", ") << ", " << members << " members\n"

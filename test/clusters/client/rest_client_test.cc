@@ -32,6 +32,7 @@ class ScriptedHandler : public Handler {
     ++requests;
     lastMethod = request.method;
     lastAuthorization = request.header("Authorization").value_or("");
+    lastUserAgent = request.header("User-Agent").value_or("");
     if (failures > 0) {
       --failures;
       responder->respond({503, {{"Content-Type", "application/json"}}, api::ApiError(503, "ServiceUnavailable", "busy").toStatus().dump()});
@@ -58,7 +59,7 @@ class ScriptedHandler : public Handler {
   std::vector<std::string> watchChunks;  // a watch's body, chunk by chunk, then its end
   std::atomic<int> failures{0};
   std::atomic<int> requests{0};
-  std::string lastMethod, lastAuthorization;
+  std::string lastMethod, lastAuthorization, lastUserAgent;
 };
 
 class RestClientTest : public ::testing::Test {
@@ -162,6 +163,19 @@ TEST_F(RestClientTest, BearerTokensAndDeleteOptions) {
   client.remove(kHpas, "default", "web", "Orphan");
   EXPECT_EQ(handler_->lastMethod, "DELETE");
   EXPECT_EQ(handler_->lastAuthorization, "Bearer s3cret");
+}
+
+// The API server names a write's field manager after the User-Agent's product: the member HPAs
+// the controller writes are managed by fedhpa-controller, not by the HTTP library.
+TEST_F(RestClientTest, TheUserAgentIsTheOptionsOne) {
+  startServer();
+  handler_->answers[kHpas.path("default", "web")] = {200, {{"kind", "HorizontalPodAutoscaler"}}};
+  RestClientOptions options = fastRetries();
+  options.userAgent = kControllerUserAgent;
+  RestClient(config(), options).mergePatch(kHpas, "default", "web", {{"spec", {{"maxReplicas", 3}}}});
+  EXPECT_EQ(handler_->lastUserAgent, "fedhpa-controller/v0 (linux)");
+  RestClient(config(), fastRetries()).get(kHpas, "default", "web");
+  EXPECT_EQ(handler_->lastUserAgent, "fedhpa/v0 (linux)");
 }
 
 TEST_F(RestClientTest, TlsWithTheKubeconfigsCaAndClientCertificate) {
