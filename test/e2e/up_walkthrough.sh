@@ -38,6 +38,7 @@ wait_for "its status sums the members'" '^php-apache +3/3 +3 +3 ' -- fed get dep
 check "create the federated HPA (min 1, max 10)" 0 'horizontalpodautoscaler.autoscaling/php-apache created' -- fed create -f "$M/hpa-v2.yaml"
 wait_for "every member holds it, Σ max = 10, every min >= 1" '^10 1$' -- sums
 check "each member's kubectl get hpa shows it" 0 '^php-apache +Deployment/php-apache ' -- k --context=member2 get hpa php-apache
+check "the member's HPA is managed by fedhpa-controller" 0 '^fedhpa-controller Update$' -- k --context=member2 get hpa php-apache --show-managed-fields -o 'jsonpath={range .metadata.managedFields[*]}{.manager} {.operation}{"\n"}{end}'
 wait_for "the federated Deployment names the HPA's clusters" 'hpa-target-cluster-list.*Names.*member1.*member2.*member3' -- fed get deploy php-apache -o 'jsonpath={.metadata.annotations}'
 
 fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":2,"maxReplicas":9}}' >/dev/null
