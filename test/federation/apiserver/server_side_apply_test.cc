@@ -127,5 +127,40 @@ TEST_F(ServerSideApplyTest, ForceOnAnotherPatchAndUnprintableManagersAre422) {
   EXPECT_EQ(apply(std::string(129, 'm'), config(5)).status, 422);
 }
 
+// Whatever managedFields a client sends, the server stores well-formed ones (or none) and answers.
+TEST_F(ServerSideApplyTest, GarbageManagedFieldsFromClientsNeverStickOrCrash) {
+  ASSERT_EQ(apply("kubectl", config(5)).status, 201);
+  const json stored = call(port_, "GET", kHpa).json();
+  for (const char* garbage : {R"("not a list")", R"([1,2])", R"([{"operation":"Explode"}])",
+                              R"([{"manager":"x","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"k:{bad":{}}}])",
+                              R"([{"manager":"x","operation":"Update","fieldsV1":{"f:a":{"f:b":{"v:1":{"i:0":{"x":{}}}}}}}])",
+                              R"([{"manager":7}])", R"([{"manager":"x","operation":"Apply","fieldsV1":[]}])"}) {
+    json object = stored;
+    object["metadata"]["managedFields"] = json::parse(garbage);
+    object["metadata"].erase("resourceVersion");
+    object["spec"]["maxReplicas"] = 6;
+    const auto reply = call(port_, "PUT", kHpa + std::string("?fieldManager=editor"), object.dump());
+    ASSERT_TRUE(reply.status == 200 || reply.status == 400) << garbage << ": " << reply.body;
+    const json managed = call(port_, "GET", kHpa).json()["metadata"].value("managedFields", json::array());
+    EXPECT_TRUE(decodeManagedFields(managed).has_value()) << garbage << ": " << managed.dump();
+  }
+  // A set whose members repeat is applied whole rather than member by member.
+  std::string repeated = config(6);
+  repeated.replace(repeated.find("  name: web\n"), 12, "  name: web\n  finalizers: [example.com/a, example.com/a]\n");
+  const auto reply = apply("kubectl", repeated);
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json()["metadata"]["finalizers"].size(), 2u);
+}
+
+TEST_F(ServerSideApplyTest, ClearingManagedFieldsWithOneEmptyEntry) {
+  ASSERT_EQ(apply("kubectl", config(5)).status, 201);
+  const auto cleared = call(port_, "PATCH", kHpa, R"({"metadata":{"managedFields":[{}]}})",
+                            {{"Content-Type", "application/merge-patch+json"}});
+  ASSERT_EQ(cleared.status, 200) << cleared.body;
+  EXPECT_FALSE(cleared.json()["metadata"].contains("managedFields"));
+  // With no owner left, a new applier takes maxReplicas without a conflict.
+  EXPECT_EQ(apply("other", config(8)).status, 200);
+}
+
 }  // namespace
 }  // namespace fedhpa::apiserver
