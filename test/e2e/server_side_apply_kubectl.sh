@@ -38,4 +38,18 @@ check "the dropped label is gone" 0 '^$' -- kc get hpa php-apache -o 'jsonpath={
 check "a client-side edit is an Update manager" 0 'php-apache edited' -- env EDITOR='sed -i "s/averageUtilization: 50/averageUtilization: 60/"' kubectl --kubeconfig "$E2E_DIR/kubeconfig" --cache-dir "$E2E_DIR/cache" edit hpa php-apache
 check "applying over the edited field conflicts with kubectl-edit" 1 'conflicts? with "kubectl-edit" using autoscaling/v2' -- kc apply --server-side -f "$HPA"
 
+# Other served types: a Deployment (containers merged by name) and Karmada's FederatedHPA.
+K=$HERE/../../manifests/karmada
+check "apply --server-side a Deployment" 0 'deployment.apps/nginx serverside-applied' -- kc apply --server-side -f "$K/nginx-deployment.yaml"
+check "apply --server-side a FederatedHPA" 0 'federatedhpa.autoscaling.karmada.io/nginx serverside-applied' -- kc apply --server-side -f "$K/federatedhpa.yaml"
+check "the Deployment's container is a list-map entry" 0 'k:\{"name":"nginx"\}:' -- kc get deploy nginx -o yaml --show-managed-fields
+
+# The member-sim serves through the same REST layer.
+stop_server
+start_member_sim --name member1
+check "apply --server-side against a member-sim" 0 'php-apache serverside-applied' -- kc apply --server-side -f "$HPA"
+RV1=$(kc get hpa php-apache -o 'jsonpath={.metadata.resourceVersion}')
+kc apply --server-side -f "$HPA" >/dev/null
+check "the member-sim's unchanged apply keeps the resourceVersion" 0 "^$RV1\$" -- kc get hpa php-apache -o 'jsonpath={.metadata.resourceVersion}{"\n"}'
+
 summary
