@@ -194,6 +194,11 @@ class Campaign {
                       R"({"metadata":{"finalizers":["c.io/d"]},"spec":{"metrics":[{"type":"Pods","$patch":"delete"}]}})"});
     seeds_.push_back({"PATCH", item, "application/json-patch+json",
                       R"([{"op":"add","path":"/metadata/labels/z","value":"w"},{"op":"test","path":"/kind","value":"x"}])"});
+    seeds_.push_back({"PATCH", item + "?fieldManager=fuzz", "application/apply-patch+yaml", body});
+    seeds_.push_back({"PATCH", item + "?fieldManager=other&force=true", "application/apply-patch+yaml",
+                      "metadata:\n  name: web\n  labels: {a: b}\n  finalizers: [c.io/d]\n"});
+    seeds_.push_back({"PUT", item, "application/json",
+                      R"({"metadata":{"name":"web","managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"k:{\"a\":1}":{".":{}}}}}]}})"});
     seeds_.push_back({"DELETE", item, "application/json", R"({"propagationPolicy":"Orphan","preconditions":{"uid":"u"}})"});
     seeds_.push_back({"DELETE", collection + "?labelSelector=app%3Dnone", "", ""});
     if (collection.find("deployments") != std::string::npos) {
@@ -269,7 +274,7 @@ class Campaign {
       case 7: {  // the same body as another kind of patch, or another content type
         static const std::vector<std::string> types = {
             "application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json",
-            "application/json", "application/vnd.kubernetes.protobuf", "application/yaml", "text/plain; charset=\xff"};
+            "application/apply-patch+yaml", "application/json", "application/vnd.kubernetes.protobuf", "application/yaml", "text/plain; charset=\xff"};
         request.contentType = types[pick(types.size())];
         if (chance(50)) request.method = "PATCH";
         break;
