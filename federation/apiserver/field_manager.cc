@@ -1,6 +1,7 @@
 #include "federation/apiserver/field_manager.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace fedhpa::apiserver {
 

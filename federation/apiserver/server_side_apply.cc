@@ -1,5 +1,7 @@
 #include "federation/apiserver/server_side_apply.h"
 
+#include <algorithm>
+
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
 #include "federation/apiserver/yaml_body.h"
