@@ -219,26 +219,6 @@ std::vector<std::string> typeErrors(const json& value, const Schema& schema) {
 
 namespace {
 
-void collectUndescribed(const Schema& schema, const std::string& path, std::vector<std::string>& out) {
-  switch (schema.type) {
-    case Schema::Type::Array:
-      collectUndescribed(schema.element.front(), path + "[]", out);
-      return;
-    case Schema::Type::Map:
-      collectUndescribed(schema.element.front(), path + "{}", out);
-      return;
-    case Schema::Type::Object:
-      for (const auto& [name, field] : schema.properties) {
-        const std::string fieldPath = childPath(path, name);
-        if (field.description.empty()) out.push_back(fieldPath);
-        collectUndescribed(field, fieldPath, out);
-      }
-      return;
-    default:
-      return;
-  }
-}
-
 json openApiShape(const Schema& schema) {
   switch (schema.type) {
     case Schema::Type::Object: {
@@ -267,13 +247,6 @@ json openApiShape(const Schema& schema) {
 }
 
 }  // namespace
-
-std::vector<std::string> undescribedFields(const Schema& schema) {
-  std::vector<std::string> out;
-  if (schema.description.empty()) out.push_back("");
-  collectUndescribed(schema, "", out);
-  return out;
-}
 
 json toOpenApi(const Schema& schema) {
   json shape = openApiShape(schema);

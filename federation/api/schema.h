@@ -45,9 +45,6 @@ std::vector<std::string> unknownFields(const nlohmann::json& value, const Schema
 void dropUnknownFields(nlohmann::json& value, const Schema& schema);
 // "spec.maxReplicas: expected integer, got string": values of the wrong JSON type.
 std::vector<std::string> typeErrors(const nlohmann::json& value, const Schema& schema);
-// "spec.maxReplicas", "spec.metrics[].type": fields without a description ("" for an undescribed
-// top level), so that no served field reaches `kubectl explain` without one.
-std::vector<std::string> undescribedFields(const Schema& schema);
 nlohmann::json toOpenApi(const Schema& schema);
 
 }  // namespace fedhpa::api
