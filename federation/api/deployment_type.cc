@@ -69,7 +69,7 @@ Schema deploymentSchema() {
                      {"selector", labelSelectorSchema().describe("Which pods belong to the Deployment; must match the template's labels.")},
                      {"template", Schema::object({{"metadata", podMeta.describe("Labels and annotations of each pod.")},
                                                   {"spec", podSpec.describe("What each pod runs.")}})
-                                      .describe("The pods to create; copied unchanged to every member cluster.")},
+                                      .describe("The pods to create; copied unchanged to the member clusters.")},
                      {"strategy", Schema::any().describe("How pods are replaced on a change: RollingUpdate (default) or Recreate.")},
                      {"minReadySeconds", Schema::integer().describe("Seconds a new pod must be ready before it counts as available.")},
                      {"revisionHistoryLimit", Schema::integer().describe("How many old ReplicaSets to keep for rollbacks.")},

@@ -106,7 +106,9 @@ Schema v2Schema() {
        {"lastScaleTime", Schema::any().describe("When a member HPA last changed its replica count.")},
        {"currentReplicas", Schema::integer().describe("Replicas the targets have now, summed over the member clusters.")},
        {"desiredReplicas", Schema::integer().describe("Replicas the member HPAs want, summed over the member clusters.")},
-       {"currentMetrics", Schema::arrayOf(metricEntry("current")).describe("The metrics' latest values, as the members report them.")},
+       {"currentMetrics", Schema::arrayOf(metricEntry("current")).describe(
+                                 "The metrics' latest values. In the federation: CPU utilization, averaged over the members "
+                                 "weighted by their replicas.")},
        {"conditions", conditionsSchema().describe(
                           "AbleToScale, ScalingActive and ScalingLimited, merged over the member clusters (the message "
                           "names the members a False or limited condition comes from).")}});
