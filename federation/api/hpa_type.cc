@@ -40,9 +40,8 @@ Schema metricEntry(const std::string& valueField) {
   return Schema::object(
       {{"type", Schema::string().describe("Which source the metric comes from: Resource, ContainerResource, Pods, Object or "
                                           "External; the field of that name holds it.")},
-       {"resource",
-        Schema::object({{"name", Schema::string().describe("The resource, cpu or memory.")}, {valueField, value}})
-            .describe("A resource (cpu, memory) of the target's pods, as reported by the metrics API.")},
+       {"resource", Schema::object({{"name", Schema::string().describe("The resource, cpu or memory.")}, {valueField, value}})
+                        .describe("A resource (cpu, memory) of the target's pods, as reported by the metrics API.")},
        {"containerResource",
         Schema::object({{"name", Schema::string().describe("The resource, cpu or memory.")},
                         {"container", Schema::string().describe("The container of each pod whose usage counts.")},
@@ -63,15 +62,16 @@ Schema scalingRules(const std::string& direction) {
       {{"type", Schema::string().describe("Pods (a number of pods) or Percent (a percentage of the current replicas).")},
        {"value", Schema::integer().describe("How many pods, or what percentage, may change within periodSeconds.")},
        {"periodSeconds", Schema::integer().describe("The length of the window the policy counts changes over (1 to 1800 s).")}});
+  const std::string scaling = "scaling " + direction;
   return Schema::object(
-      {{"stabilizationWindowSeconds",
-        Schema::integer().describe("Seconds of past recommendations to consider before scaling " + direction +
-                                   " (the most conservative one wins), to avoid flapping.")},
-       {"selectPolicy", Schema::string().describe("Max or Min: which policy's limit applies when several do; Disabled "
-                                                  "forbids scaling " + direction + ".")},
-       {"tolerance", Schema::intOrString().describe("The relative distance from the target, as a quantity (0.1 is 10 %), "
-                                                    "within which no scaling " + direction + " happens.")},
-       {"policies", Schema::arrayOf(policy).describe("Limits on how fast replicas may change while scaling " + direction + ".")}});
+      {{"stabilizationWindowSeconds", Schema::integer().describe("Seconds of past recommendations to consider before " + scaling +
+                                                                 " (the most conservative one wins), to avoid flapping.")},
+       {"selectPolicy", Schema::string().describe("Max or Min: which policy's limit applies when several do; Disabled forbids " +
+                                                  scaling + ".")},
+       {"tolerance", Schema::intOrString().describe(
+                         "The relative distance from the target, as a quantity (0.1 is 10 %), within which no " + scaling +
+                         " happens.")},
+       {"policies", Schema::arrayOf(policy).describe("Limits on how fast replicas may change while " + scaling + ".")}});
 }
 
 // A map's keys have no place of their own in OpenAPI, so the annotations fedhpa reads and writes on
@@ -97,28 +97,29 @@ Schema v2Schema() {
                                                   "each member HPA's maxReplicas and moves shares to where load is.")},
        {"metrics", Schema::arrayOf(metricEntry("target"))
                        .describe("What to scale on; each member HPA gets the same list. Default: CPU at 80 % utilization.")},
-       {"behavior",
-        Schema::object({{"scaleUp", scalingRules("up").describe("How replicas may grow.")},
-                        {"scaleDown", scalingRules("down").describe("How replicas may shrink.")}})
-            .describe("Speed limits for scaling up and down, copied to every member HPA.")}});
+       {"behavior", Schema::object({{"scaleUp", scalingRules("up").describe("How replicas may grow.")},
+                                    {"scaleDown", scalingRules("down").describe("How replicas may shrink.")}})
+                        .describe("Speed limits for scaling up and down, copied to every member HPA.")}});
   const Schema status = Schema::object(
       {{"observedGeneration", Schema::int64().describe("The metadata.generation this status was computed for.")},
        {"lastScaleTime", Schema::any().describe("When a member HPA last changed its replica count.")},
        {"currentReplicas", Schema::integer().describe("Replicas the targets have now, summed over the member clusters.")},
        {"desiredReplicas", Schema::integer().describe("Replicas the member HPAs want, summed over the member clusters.")},
-       {"currentMetrics", Schema::arrayOf(metricEntry("current")).describe(
-                                 "The metrics' latest values. In the federation: CPU utilization, averaged over the members "
-                                 "weighted by their replicas.")},
-       {"conditions", conditionsSchema().describe(
-                          "AbleToScale, ScalingActive and ScalingLimited, merged over the member clusters (the message "
-                          "names the members a False or limited condition comes from).")}});
+       {"currentMetrics",
+        Schema::arrayOf(metricEntry("current"))
+            .describe("The metrics' latest values. In the federation: CPU utilization, averaged over the members "
+                      "weighted by their replicas.")},
+       {"conditions",
+        conditionsSchema().describe("AbleToScale, ScalingActive and ScalingLimited, merged over the member clusters (the message "
+                                    "names the members a False or limited condition comes from).")}});
   return withFederationAnnotations(
              topLevel({{"spec", spec.describe("The desired autoscaling, for the whole federation.")},
                        {"status", status.describe("What the member HPAs report, added up by fedhpa. Read-only.")}}),
              "")
-      .describe("Scales a workload between limits by its metrics. Created in the federation, it is a federated HPA: "
-                "fedhpa gives each member cluster a local HPA with a share of minReplicas and maxReplicas and keeps "
-                "moving the shares to where the load is.");
+      .describe(
+          "Scales a workload between limits by its metrics. Created in the federation, it is a federated HPA: "
+          "fedhpa gives each member cluster a local HPA with a share of minReplicas and maxReplicas and keeps "
+          "moving the shares to where the load is.");
 }
 
 Schema v1Schema() {
@@ -140,8 +141,9 @@ Schema v1Schema() {
                        {"status", status.describe("What the member HPAs report, added up by fedhpa. Read-only.")}}),
              " The autoscaling.alpha.kubernetes.io/metrics, current-metrics, conditions and behavior annotations carry "
              "what only autoscaling/v2 has fields for.")
-      .describe("The CPU-only view of a HorizontalPodAutoscaler (the same object as autoscaling/v2). Created in the "
-                "federation, fedhpa spreads it over the member clusters as local HPAs.");
+      .describe(
+          "The CPU-only view of a HorizontalPodAutoscaler (the same object as autoscaling/v2). Created in the "
+          "federation, fedhpa spreads it over the member clusters as local HPAs.");
 }
 
 bool isCpuUtilization(const json& metric, const char* valueField) {

@@ -134,14 +134,16 @@ class FederatedHpaType : public ResourceType {
 };
 
 Schema crossVersionReference() {
-  return Schema::object({{"apiVersion", Schema::string().describe("Group and version of the target, e.g. autoscaling.karmada.io/v1alpha1.")},
-                         {"kind", Schema::string().describe("FederatedHPA, HorizontalPodAutoscaler or Deployment.")},
-                         {"name", Schema::string().describe("Name of the target, in this object's namespace.")}});
+  return Schema::object(
+      {{"apiVersion", Schema::string().describe("Group and version of the target, e.g. autoscaling.karmada.io/v1alpha1.")},
+       {"kind", Schema::string().describe("FederatedHPA, HorizontalPodAutoscaler or Deployment.")},
+       {"name", Schema::string().describe("Name of the target, in this object's namespace.")}});
 }
 
 Schema cronFederatedHpaSchema() {
   const Schema rule = Schema::object(
-      {{"name", Schema::string().describe("Names the rule (unique within the object, up to 32 characters); its history is kept under it.")},
+      {{"name", Schema::string().describe(
+                    "Names the rule (unique within the object, up to 32 characters); its history is kept under it.")},
        {"schedule", Schema::string().describe("When to fire: a standard 5-field cron expression (minute hour day-of-month month "
                                               "day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly.")},
        {"targetReplicas", Schema::integer().describe("Replicas to set on a federated Deployment target when the rule fires.")},
@@ -154,14 +156,16 @@ Schema cronFederatedHpaSchema() {
        {"suspend", Schema::boolean().describe("While true the rule does not fire (default false).")},
        {"timeZone", Schema::string().describe("IANA time zone the schedule is read in (e.g. Europe/Berlin), from the system "
                                               "tz database; UTC when unset.")},
-       {"successfulHistoryLimit", Schema::integer().describe("How many successful executions of the rule status keeps (1 to 32, default 3).")},
-       {"failedHistoryLimit", Schema::integer().describe("How many failed executions of the rule status keeps (0 to 32, default 3).")}});
-  const Schema successful = Schema::object(
-      {{"scheduleTime", Schema::string().describe("The schedule time this execution was for.")},
-       {"executionTime", Schema::string().describe("When fedhpa actually wrote the target.")},
-       {"appliedReplicas", Schema::integer().describe("The replicas set on a Deployment target.")},
-       {"appliedMaxReplicas", Schema::integer().describe("The maxReplicas set on an HPA target.")},
-       {"appliedMinReplicas", Schema::integer().describe("The minReplicas set on an HPA target.")}});
+       {"successfulHistoryLimit",
+        Schema::integer().describe("How many successful executions of the rule status keeps (1 to 32, default 3).")},
+       {"failedHistoryLimit",
+        Schema::integer().describe("How many failed executions of the rule status keeps (0 to 32, default 3).")}});
+  const Schema successful =
+      Schema::object({{"scheduleTime", Schema::string().describe("The schedule time this execution was for.")},
+                      {"executionTime", Schema::string().describe("When fedhpa actually wrote the target.")},
+                      {"appliedReplicas", Schema::integer().describe("The replicas set on a Deployment target.")},
+                      {"appliedMaxReplicas", Schema::integer().describe("The maxReplicas set on an HPA target.")},
+                      {"appliedMinReplicas", Schema::integer().describe("The minReplicas set on an HPA target.")}});
   const Schema failed = Schema::object({{"scheduleTime", Schema::string().describe("The schedule time this execution was for.")},
                                         {"executionTime", Schema::string().describe("When fedhpa tried to write the target.")},
                                         {"message", Schema::string().describe("Why the target could not be changed.")}});
@@ -177,13 +181,14 @@ Schema cronFederatedHpaSchema() {
                                        {"rules", Schema::arrayOf(rule).describe("The schedules and the values each sets.")}})
                            .describe("The target and the scheduled changes to make to it.")},
               {"status", Schema::object({{"executionHistories", Schema::arrayOf(history).describe(
-                                                                     "Per rule, its next execution and its recent ones; "
-                                                                     "also what keeps a restarted controller from firing a "
-                                                                     "schedule time twice.")}})
+                                                                    "Per rule, its next execution and its recent ones; "
+                                                                    "also what keeps a restarted controller from firing a "
+                                                                    "schedule time twice.")}})
                              .describe("What the rules did, written by fedhpa's controller. Read-only.")}})
-      .describe("Karmada's CronFederatedHPA: fedhpa's controller-manager changes a target's limits (or a Deployment's "
-                "replicas) at scheduled times, e.g. raising min before a daily peak; the change then re-partitions "
-                "like any edit.");
+      .describe(
+          "Karmada's CronFederatedHPA: fedhpa's controller-manager changes a target's limits (or a Deployment's "
+          "replicas) at scheduled times, e.g. raising min before a daily peak; the change then re-partitions "
+          "like any edit.");
 }
 
 class CronFederatedHpaType : public BasicResourceType {

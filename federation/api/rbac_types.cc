@@ -16,14 +16,25 @@ Schema stringList() { return Schema::arrayOf(Schema::string()); }
 
 Schema policyRuleSchema() {
   return Schema::object(
-      {{"verbs", stringList().describe("Allowed actions: get, list, watch, create, update, patch, delete, deletecollection, or *.")},
+      {{"verbs",
+        stringList().describe("Allowed actions: get, list, watch, create, update, patch, delete, deletecollection, or *.")},
        {"apiGroups", stringList().describe("API groups of the resources (\"\" is the core group, * every group).")},
        {"resources", stringList().describe("Resources the rule allows, e.g. horizontalpodautoscalers or pods/log; * for all.")},
        {"resourceNames", stringList().describe("Restricts the rule to objects of these names; all objects when empty.")},
        {"nonResourceURLs", stringList().describe("URL paths such as /healthz the rule allows (ClusterRoles only).")}});
 }
 
-Schema rulesSchema() { return Schema::arrayOf(policyRuleSchema()).describe("What the role allows; anything not allowed is denied."); }
+Schema rulesSchema() {
+  return Schema::arrayOf(policyRuleSchema()).describe("What the role allows; anything not allowed is denied.");
+}
+
+Schema roleSchema(bool cluster) {
+  if (!cluster)
+    return topLevel({{"rules", rulesSchema()}}).describe("A set of permissions within one namespace, granted by RoleBindings.");
+  return topLevel({{"rules", rulesSchema()},
+                   {"aggregationRule", Schema::any().describe("Selects ClusterRoles whose rules are combined into this one.")}})
+      .describe("A set of permissions that applies cluster-wide or, bound by a RoleBinding, in one namespace.");
+}
 
 Schema bindingSchema(bool cluster) {
   const Schema subject = Schema::object(
@@ -81,13 +92,7 @@ class RoleType : public BasicResourceType {
       : BasicResourceType(
             ResourceNames{kRbacGroup, {"v1"}, "v1", cluster ? "ClusterRole" : "Role", cluster ? "clusterroles" : "roles",
                           cluster ? "clusterrole" : "role", !cluster, {}, {}, allVerbs(), {}},
-            {{"v1", cluster ? topLevel({{"rules", rulesSchema()},
-                                        {"aggregationRule", Schema::any().describe(
-                                                                "Selects ClusterRoles whose rules are combined into this one.")}})
-                                  .describe("A set of permissions that applies cluster-wide or, bound by a RoleBinding, in "
-                                            "one namespace.")
-                            : topLevel({{"rules", rulesSchema()}})
-                                  .describe("A set of permissions within one namespace, granted by RoleBindings.")}},
+            {{"v1", roleSchema(cluster)}},
             NameRule::PathSegment),
         cluster_(cluster) {}
   std::vector<StatusCause> validate(const json& internal, const json* old) const override {
@@ -175,16 +180,16 @@ class BindingType : public BasicResourceType {
 };
 
 Schema resourceAttributesSchema() {
-  return Schema::object(
-      {{"namespace", Schema::string().describe("The namespace of the request; empty for cluster-wide resources or all namespaces.")},
-       {"verb", Schema::string().describe("The action, e.g. get, list, create, delete.")},
-       {"group", Schema::string().describe("The resource's API group.")},
-       {"version", Schema::string().describe("The resource's API version.")},
-       {"resource", Schema::string().describe("The resource, e.g. horizontalpodautoscalers.")},
-       {"subresource", Schema::string().describe("The subresource, e.g. status or scale.")},
-       {"name", Schema::string().describe("The object's name; empty for every object.")},
-       {"fieldSelector", Schema::any().describe("A field selector the request would carry.")},
-       {"labelSelector", Schema::any().describe("A label selector the request would carry.")}});
+  return Schema::object({{"namespace", Schema::string().describe(
+                                           "The namespace of the request; empty for cluster-wide resources or all namespaces.")},
+                         {"verb", Schema::string().describe("The action, e.g. get, list, create, delete.")},
+                         {"group", Schema::string().describe("The resource's API group.")},
+                         {"version", Schema::string().describe("The resource's API version.")},
+                         {"resource", Schema::string().describe("The resource, e.g. horizontalpodautoscalers.")},
+                         {"subresource", Schema::string().describe("The subresource, e.g. status or scale.")},
+                         {"name", Schema::string().describe("The object's name; empty for every object.")},
+                         {"fieldSelector", Schema::any().describe("A field selector the request would carry.")},
+                         {"labelSelector", Schema::any().describe("A label selector the request would carry.")}});
 }
 
 Schema accessReviewSpec(bool self) {
@@ -209,7 +214,8 @@ class ReviewType : public BasicResourceType {
       : BasicResourceType(ResourceNames{"authorization.k8s.io", {"v1"}, "v1", kind, resource, lowered(kind), namespaced,
                                         {}, {}, {"create"}, {}},
                           {{"v1", topLevel({{"spec", std::move(spec)},
-                                            {"status", Schema::any().describe("The server's answer: allowed (or the rules), and why.")}})
+                                            {"status",
+                                             Schema::any().describe("The server's answer: allowed (or the rules), and why.")}})
                                       .describe(std::move(description))}},
                           NameRule::PathSegment) {}
   std::vector<StatusCause> validate(const json&, const json*) const override { return {}; }
@@ -233,18 +239,19 @@ std::shared_ptr<const ResourceType> roleBindingType() { return std::make_shared<
 std::shared_ptr<const ResourceType> clusterRoleBindingType() { return std::make_shared<BindingType>(true); }
 
 std::vector<std::shared_ptr<const ResourceType>> authorizationReviewTypes() {
-  return {std::make_shared<ReviewType>("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, accessReviewSpec(true),
-                                       "Asks whether the caller may make a request (kubectl auth can-i); answered, never stored."),
-          std::make_shared<ReviewType>(
-              "SelfSubjectRulesReview", "selfsubjectrulesreviews", false,
-              Schema::object({{"namespace", Schema::string().describe("The namespace whose rules to list.")}})
-                  .describe("The namespace to list the caller's rules in."),
-              "Lists what the caller may do in a namespace (kubectl auth can-i --list); answered, never stored."),
-          std::make_shared<ReviewType>("SubjectAccessReview", "subjectaccessreviews", false, accessReviewSpec(false),
-                                       "Asks whether a given user may make a request; answered, never stored."),
-          std::make_shared<ReviewType>("LocalSubjectAccessReview", "localsubjectaccessreviews", true, accessReviewSpec(false),
-                                       "Asks whether a given user may make a request in this namespace; answered, never "
-                                       "stored.")};
+  return {
+      std::make_shared<ReviewType>("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, accessReviewSpec(true),
+                                   "Asks whether the caller may make a request (kubectl auth can-i); answered, never stored."),
+      std::make_shared<ReviewType>(
+          "SelfSubjectRulesReview", "selfsubjectrulesreviews", false,
+          Schema::object({{"namespace", Schema::string().describe("The namespace whose rules to list.")}})
+              .describe("The namespace to list the caller's rules in."),
+          "Lists what the caller may do in a namespace (kubectl auth can-i --list); answered, never stored."),
+      std::make_shared<ReviewType>("SubjectAccessReview", "subjectaccessreviews", false, accessReviewSpec(false),
+                                   "Asks whether a given user may make a request; answered, never stored."),
+      std::make_shared<ReviewType>("LocalSubjectAccessReview", "localsubjectaccessreviews", true, accessReviewSpec(false),
+                                   "Asks whether a given user may make a request in this namespace; answered, never "
+                                   "stored.")};
 }
 
 }  // namespace fedhpa::api

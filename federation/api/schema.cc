@@ -63,7 +63,8 @@ Schema objectMeta() {
         Schema::boolean().describe("With foreground deletion, the owner is not removed before this object is gone.")}});
   return Schema::object(
       {{"name", Schema::string().describe("Name, unique per kind within the namespace (or the cluster for cluster-wide kinds).")},
-       {"generateName", Schema::string().describe("When name is empty, the server makes one from this prefix plus a random suffix.")},
+       {"generateName",
+        Schema::string().describe("When name is empty, the server makes one from this prefix plus a random suffix.")},
        {"namespace", Schema::string().describe("Namespace the object lives in; empty for cluster-wide kinds.")},
        {"selfLink", Schema::string().describe("Deprecated and never set by this server.")},
        {"uid", Schema::string().describe("Set by the server at creation; tells apart objects that reused a name.")},
@@ -76,7 +77,8 @@ Schema objectMeta() {
         Schema::any().describe("Set when deletion was requested; the object goes once its finalizers are all removed.")},
        {"deletionGracePeriodSeconds", Schema::int64().describe("Grace period, in seconds, the pending deletion was given.")},
        {"labels", Schema::mapOf(Schema::string()).describe("Key/value pairs that label and field selectors filter on.")},
-       {"annotations", Schema::mapOf(Schema::string()).describe("Free-form key/value data kept with the object; not used for selection.")},
+       {"annotations",
+        Schema::mapOf(Schema::string()).describe("Free-form key/value data kept with the object; not used for selection.")},
        {"ownerReferences",
         Schema::arrayOf(ownerReference).describe("Objects this one depends on; deleting them cascades to it unless orphaned.")},
        {"finalizers",
@@ -154,7 +156,8 @@ void walk(const json& value, const Schema& schema, const std::string& path, std:
 Schema topLevel(std::map<std::string, Schema> fields) {
   fields["apiVersion"] = Schema::string().describe("Group and version of this representation, e.g. autoscaling/v2.");
   fields["kind"] = Schema::string().describe("The object's type, in CamelCase (e.g. HorizontalPodAutoscaler).");
-  fields["metadata"] = objectMeta().describe("Name, namespace, labels, annotations and what the server tracks about every object.");
+  fields["metadata"] =
+      objectMeta().describe("Name, namespace, labels, annotations and what the server tracks about every object.");
   return Schema::object(std::move(fields));
 }
 

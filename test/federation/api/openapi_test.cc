@@ -94,7 +94,8 @@ TEST(OpenApi, ServedDocumentsCarryTheDescriptionsKubectlExplainPrints) {
               HasSubstr("CPU utilization"));
 
   // Karmada's FederatedHPA has the HPA's fields, described as fedhpa treats them there.
-  const json fhpa = componentSchema("apis/autoscaling.karmada.io/v1alpha1", "io.k8s.api.autoscaling.karmada.io.v1alpha1.FederatedHPA");
+  const json fhpa =
+      componentSchema("apis/autoscaling.karmada.io/v1alpha1", "io.k8s.api.autoscaling.karmada.io.v1alpha1.FederatedHPA");
   ASSERT_TRUE(fhpa.is_object());
   EXPECT_THAT(fhpa.value("description", ""), HasSubstr("owns a federated autoscaling/v2 HPA"));
   EXPECT_THAT(fhpa["properties"]["spec"]["properties"]["scaleTargetRef"].value("description", ""), HasSubstr("TargetConflict"));
