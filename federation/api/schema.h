@@ -16,6 +16,7 @@ struct Schema {
   std::map<std::string, Schema> properties;  // Object
   std::vector<Schema> element;               // Array items / Map values: exactly one entry
   bool wide = false;                         // Integer: Go's int64 rather than int32
+  std::string description;                   // what `kubectl explain` prints for this field (or type)
 
   static Schema object(std::map<std::string, Schema> properties);
   static Schema arrayOf(Schema element);
@@ -27,9 +28,13 @@ struct Schema {
   static Schema boolean();
   static Schema intOrString();
   static Schema any();
+
+  // Schema::integer().describe("..."): a copy carrying `text` as its description.
+  Schema describe(std::string text) const;
 };
 
 // The object every served type shares: apiVersion, kind, metadata (ObjectMeta), plus its own fields.
+// Describe the type itself with .describe() on the result.
 Schema topLevel(std::map<std::string, Schema> fields);
 Schema labelSelectorSchema();
 Schema conditionsSchema();
