@@ -1,16 +1,18 @@
 #include "clusters/client/kubeconfig.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "federation/api/machinery/base64.h"
+#include "federation/api/machinery/untrusted_json.h"
+#include "federation/api/machinery/yaml_json.h"
 
 namespace fedhpa::clusters {
 
 namespace {
+
+using nlohmann::json;
 
 std::string readFile(const std::filesystem::path& path, const std::string& what) {
   std::ifstream file(path, std::ios::binary);
@@ -20,17 +22,34 @@ std::string readFile(const std::filesystem::path& path, const std::string& what)
   return contents.str();
 }
 
+// A field's text, as kubectl reads one: absent and null are the same; a number or boolean is its
+// YAML text; a list or map where text belongs is an error.
+std::optional<std::string> text(const json& node, const std::string& field, const std::string& where) {
+  if (!node.is_object() || !node.contains(field) || node[field].is_null()) return std::nullopt;
+  const json& value = node[field];
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_structured()) throw KubeconfigError(where + "." + field + ": want a string");
+  return value.dump();
+}
+
+bool flag(const json& node, const std::string& field, const std::string& where) {
+  if (!node.is_object() || !node.contains(field) || node[field].is_null()) return false;
+  if (!node[field].is_boolean()) throw KubeconfigError(where + "." + field + ": want true or false");
+  return node[field].get<bool>();
+}
+
 // A field holding either inline base64 data ("...-data") or a file path, resolved against the
 // kubeconfig's own directory as kubectl does.
-std::string pemField(const YAML::Node& node, const std::string& field, const std::optional<std::filesystem::path>& base,
+std::string pemField(const json& node, const std::string& field, const std::optional<std::filesystem::path>& base,
                      const std::string& where) {
-  if (node[field + "-data"]) {
-    const auto decoded = api::machinery::decodeBase64(node[field + "-data"].as<std::string>());
+  if (const auto data = text(node, field + "-data", where)) {
+    const auto decoded = api::machinery::decodeBase64(*data);
     if (!decoded) throw KubeconfigError(where + "." + field + "-data: not base64");
     return *decoded;
   }
-  if (!node[field]) return "";
-  std::filesystem::path path = node[field].as<std::string>();
+  const auto file = text(node, field, where);
+  if (!file) return "";
+  std::filesystem::path path = *file;
   if (path.is_relative()) {
     if (!base) throw KubeconfigError(where + "." + field + ": a relative path needs a kubeconfig file");
     path = *base / path;
@@ -38,40 +57,44 @@ std::string pemField(const YAML::Node& node, const std::string& field, const std
   return readFile(path, where + "." + field);
 }
 
-void mergeDocument(Kubeconfig& config, const YAML::Node& root, const std::string& source,
+void mergeDocument(Kubeconfig& config, const json& root, const std::string& source,
                    const std::optional<std::filesystem::path>& base) {
-  if (!root.IsMap()) throw KubeconfigError(source + ": not a kubeconfig (want a YAML map)");
+  if (!root.is_object()) throw KubeconfigError(source + ": not a kubeconfig (want a YAML map)");
   auto list = [&](const char* key) {
-    const YAML::Node node = root[key];
-    if (node && !node.IsNull() && !node.IsSequence()) throw KubeconfigError(source + ": " + key + ": want a list");
+    const json node = root.value(key, json());
+    if (node.is_null()) return json::array();
+    if (!node.is_array()) throw KubeconfigError(source + ": " + key + ": want a list");
     return node;
   };
-  auto nameOf = [&](const YAML::Node& entry, const std::string& where) {
-    if (!entry["name"] || entry["name"].as<std::string>().empty()) throw KubeconfigError(source + ": " + where + ": name is missing");
-    return entry["name"].as<std::string>();
+  auto nameOf = [&](const json& entry, const std::string& where) {
+    const auto name = text(entry, "name", source + ": " + where);
+    if (!name || name->empty()) throw KubeconfigError(source + ": " + where + ": name is missing");
+    return *name;
   };
+  auto section = [](const json& entry, const char* key) { return entry.is_object() ? entry.value(key, json()) : json(); };
   int index = 0;
   for (const auto& entry : list("clusters")) {
     const std::string where = source + ": clusters[" + std::to_string(index++) + "]";
     const std::string name = nameOf(entry, "clusters[" + std::to_string(index - 1) + "]");
     if (config.clusters.count(name)) continue;  // the first file to name it wins
-    const YAML::Node cluster = entry["cluster"];
-    if (!cluster || !cluster["server"]) throw KubeconfigError(where + " (" + name + "): cluster.server is missing");
-    config.clusters[name] = {cluster["server"].as<std::string>(), pemField(cluster, "certificate-authority", base, where + ".cluster"),
-                             cluster["insecure-skip-tls-verify"] && cluster["insecure-skip-tls-verify"].as<bool>(), source};
+    const json cluster = section(entry, "cluster");
+    const auto server = text(cluster, "server", where + ".cluster");
+    if (!server) throw KubeconfigError(where + " (" + name + "): cluster.server is missing");
+    config.clusters[name] = {*server, pemField(cluster, "certificate-authority", base, where + ".cluster"),
+                             flag(cluster, "insecure-skip-tls-verify", where + ".cluster"), source};
   }
   index = 0;
   for (const auto& entry : list("users")) {
     const std::string where = source + ": users[" + std::to_string(index++) + "]";
     const std::string name = nameOf(entry, "users[" + std::to_string(index - 1) + "]");
     if (config.users.count(name)) continue;
-    const YAML::Node user = entry["user"] ? entry["user"] : YAML::Node(YAML::NodeType::Map);
+    const json user = section(entry, "user");
     KubeconfigUser out{pemField(user, "client-certificate", base, where + ".user"),
                        pemField(user, "client-key", base, where + ".user"), "", source};
-    if (user["token"]) {
-      out.token = user["token"].as<std::string>();
-    } else if (user["tokenFile"]) {
-      std::filesystem::path path = user["tokenFile"].as<std::string>();
+    if (const auto token = text(user, "token", where + ".user")) {
+      out.token = *token;
+    } else if (const auto tokenFile = text(user, "tokenFile", where + ".user")) {
+      std::filesystem::path path = *tokenFile;
       if (path.is_relative() && base) path = *base / path;
       out.token = readFile(path, where + ".user.tokenFile");
       while (!out.token.empty() && (out.token.back() == '\n' || out.token.back() == '\r')) out.token.pop_back();
@@ -82,24 +105,31 @@ void mergeDocument(Kubeconfig& config, const YAML::Node& root, const std::string
   }
   index = 0;
   for (const auto& entry : list("contexts")) {
-    const std::string name = nameOf(entry, "contexts[" + std::to_string(index++) + "]");
+    const std::string where = source + ": contexts[" + std::to_string(index++) + "]";
+    const std::string name = nameOf(entry, "contexts[" + std::to_string(index - 1) + "]");
     if (config.contexts.count(name)) continue;
-    const YAML::Node context = entry["context"];
-    if (!context || !context["cluster"])
-      throw KubeconfigError(source + ": contexts[" + std::to_string(index - 1) + "] (" + name + "): context.cluster is missing");
-    config.contexts[name] = {context["cluster"].as<std::string>(), context["user"] ? context["user"].as<std::string>() : "",
-                             context["namespace"] ? context["namespace"].as<std::string>() : "", source};
+    const json context = section(entry, "context");
+    const auto cluster = text(context, "cluster", where + ".context");
+    if (!cluster) throw KubeconfigError(where + " (" + name + "): context.cluster is missing");
+    config.contexts[name] = {*cluster, text(context, "user", where + ".context").value_or(""),
+                             text(context, "namespace", where + ".context").value_or(""), source};
   }
-  if (config.currentContext.empty() && root["current-context"]) config.currentContext = root["current-context"].as<std::string>();
+  if (config.currentContext.empty()) config.currentContext = text(root, "current-context", source).value_or("");
 }
 
 Kubeconfig parse(const std::string& yaml, const std::string& source, const std::optional<std::filesystem::path>& base) {
-  Kubeconfig config;
+  // A kubeconfig may come from a Secret anyone with write access to it wrote: bounded as a request body is.
+  const api::machinery::YamlLimits limits{api::machinery::kMaxJsonDepth, 1024 * 1024 + 4 * yaml.size()};
+  std::vector<std::string> documents;
   try {
-    mergeDocument(config, YAML::Load(yaml), source, base);
-  } catch (const YAML::Exception& error) {
+    documents = api::machinery::yamlToJsonDocuments(yaml, limits);
+  } catch (const api::machinery::YamlError& error) {
     throw KubeconfigError(source + ": " + error.what());
   }
+  Kubeconfig config;
+  // An empty file is an empty kubeconfig (kubectl's view); a second document is ignored, as kubectl does.
+  const json root = documents.empty() ? json::object() : api::machinery::parseUntrustedJson(documents.front());
+  mergeDocument(config, root, source, base);
   return config;
 }
 

@@ -10,14 +10,33 @@ using nlohmann::json;
 namespace {
 
 Schema clusterSchema() {
+  const Schema address = Schema::object(
+      {{"clientCIDR", Schema::string().describe("Clients in this network use serverAddress (0.0.0.0/0 for everyone).")},
+       {"serverAddress",
+        Schema::string().describe("The member's API server URL; it overrides the server in the member's kubeconfig.")}});
   return topLevel(
-      {{"spec", Schema::object({{"serverAddressByClientCIDRs",
-                                 Schema::arrayOf(Schema::object({{"clientCIDR", Schema::string()},
-                                                                 {"serverAddress", Schema::string()}}))},
-                                {"secretRef", Schema::object({{"name", Schema::string()}})}})},
-       {"status", Schema::object({{"conditions", conditionsSchema()},
-                                  {"zones", Schema::arrayOf(Schema::string())},
-                                  {"region", Schema::string()}})}});
+             {{"spec",
+               Schema::object(
+                   {{"serverAddressByClientCIDRs",
+                     Schema::arrayOf(address).describe(
+                         "Where the member's API server is (at least one); fedhpa dials the first.")},
+                    {"secretRef",
+                     Schema::object(
+                         {{"name", Schema::string().describe(
+                                       "Name of the Secret in namespace federation-system; the Cluster's own name when unset.")}})
+                         .describe("The Secret whose key kubeconfig holds the credentials "
+                                   "fedhpa uses against the member.")}})
+                   .describe("How fedhpa reaches the member cluster.")},
+              {"status",
+               Schema::object(
+                   {{"conditions", conditionsSchema().describe("Ready: whether the member's API server answered fedhpa's last "
+                                                               "health probe.")},
+                    {"zones", Schema::arrayOf(Schema::string()).describe("Zones the member's nodes are in.")},
+                    {"region", Schema::string().describe("Region the member is in.")}})
+                   .describe("What fedhpa's controller last found out about the member. Read-only.")}})
+      .describe(
+          "A member cluster of the federation (kubefed v1's type): fedhpa spreads federated HPAs and "
+          "Deployments over the healthy ones; its labels are what cluster-selector annotations match.");
 }
 
 class ClusterType : public BasicResourceType {

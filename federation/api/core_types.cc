@@ -11,14 +11,35 @@ using nlohmann::json;
 
 namespace {
 
+Schema namespaceSchema() {
+  const Schema spec = Schema::object(
+      {{"finalizers",
+        Schema::arrayOf(Schema::string()).describe("Cleanups that must finish before a deleted namespace is gone.")}});
+  const Schema status = Schema::object({{"phase", Schema::string().describe("Active, or Terminating once deleted.")},
+                                        {"conditions", conditionsSchema().describe("Why a deletion is not finished yet.")}});
+  return topLevel({{"spec", spec.describe("What must happen when the namespace is deleted.")},
+                   {"status", status.describe("The namespace's lifecycle. Read-only.")}})
+      .describe("A named scope for objects; names are unique per kind within one.");
+}
+
+Schema secretSchema() {
+  return topLevel(
+             {{"type", Schema::string().describe("What the secret holds, e.g. Opaque (the default).")},
+              {"immutable", Schema::boolean().describe("When true, data cannot change any more.")},
+              {"data", Schema::mapOf(Schema::string()).describe("The secret's entries, base64-encoded.")},
+              {"stringData",
+               Schema::mapOf(Schema::string()).describe("Entries as plain text, merged into data on write; never read back.")}})
+      .describe(
+          "Small confidential data. fedhpa keeps each member cluster's kubeconfig in one, named by a Cluster's spec.secretRef.");
+}
+
 class NamespaceType : public BasicResourceType {
  public:
   NamespaceType()
       : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "Namespace", "namespaces", "namespace", false, {"ns"}, {},
                                         {"create", "delete", "get", "list", "patch", "update", "watch"},
                                         {{"status", "", "v1", "Namespace"}}},
-                          {{"v1", topLevel({{"spec", Schema::object({{"finalizers", Schema::arrayOf(Schema::string())}})},
-                                            {"status", Schema::object({{"phase", Schema::string()}, {"conditions", conditionsSchema()}})}})}},
+                          {{"v1", namespaceSchema()}},
                           NameRule::DnsLabel) {}
   void applyDefaults(json& internal) const override {
     if (!internal.contains("status") || !internal["status"].is_object()) internal["status"] = json::object();
@@ -37,10 +58,7 @@ class SecretType : public BasicResourceType {
  public:
   SecretType()
       : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "Secret", "secrets", "secret", true, {}, {}, allVerbs(), {}},
-                          {{"v1", topLevel({{"type", Schema::string()},
-                                            {"immutable", Schema::boolean()},
-                                            {"data", Schema::mapOf(Schema::string())},
-                                            {"stringData", Schema::mapOf(Schema::string())}})}},
+                          {{"v1", secretSchema()}},
                           NameRule::DnsSubdomain) {}
   void applyDefaults(json& internal) const override {
     if (!internal.contains("type")) internal["type"] = "Opaque";
@@ -70,9 +88,36 @@ class SecretType : public BasicResourceType {
 };
 
 Schema objectReference() {
-  return Schema::object({{"kind", Schema::string()},     {"namespace", Schema::string()}, {"name", Schema::string()},
-                         {"uid", Schema::string()},      {"apiVersion", Schema::string()},
-                         {"resourceVersion", Schema::string()}, {"fieldPath", Schema::string()}});
+  return Schema::object({{"kind", Schema::string().describe("Kind of the object.")},
+                         {"namespace", Schema::string().describe("Namespace of the object.")},
+                         {"name", Schema::string().describe("Name of the object.")},
+                         {"uid", Schema::string().describe("UID of the object.")},
+                         {"apiVersion", Schema::string().describe("Group and version of the object.")},
+                         {"resourceVersion", Schema::string().describe("The object's resourceVersion when the event happened.")},
+                         {"fieldPath", Schema::string().describe("A part of the object the event is about, if not the whole.")}});
+}
+
+Schema eventSchema() {
+  return topLevel({{"involvedObject", objectReference().describe("The object the event is about.")},
+                   {"reason", Schema::string().describe("One CamelCase word for what happened, e.g. Rebalanced.")},
+                   {"message", Schema::string().describe("What happened, for people.")},
+                   {"source", Schema::object({{"component", Schema::string().describe("The reporting component.")},
+                                              {"host", Schema::string().describe("The host it runs on.")}})
+                                  .describe("Who reported the event.")},
+                   {"firstTimestamp", Schema::any().describe("When the event first happened.")},
+                   {"lastTimestamp", Schema::any().describe("When it last happened.")},
+                   {"count", Schema::integer().describe("How many times it happened.")},
+                   {"type", Schema::string().describe("Normal or Warning.")},
+                   {"eventTime", Schema::any().describe("When the event happened, with microseconds.")},
+                   {"series", Schema::any().describe("Count and last time of a repeating event.")},
+                   {"action", Schema::string().describe("What was done, or failed, about the object.")},
+                   {"related", objectReference().describe("A second object involved, if any.")},
+                   {"reportingComponent",
+                    Schema::string().describe("The controller that reported it, e.g. fedhpa-controller-manager.")},
+                   {"reportingInstance", Schema::string().describe("The instance of that controller.")}})
+      .describe(
+          "A report that something happened to an object (fedhpa records its placement "
+          "decisions as Events on the federated HPA); shown by kubectl describe.");
 }
 
 class EventType : public BasicResourceType {
@@ -80,20 +125,7 @@ class EventType : public BasicResourceType {
   EventType()
       : BasicResourceType(
             ResourceNames{"", {"v1"}, "v1", "Event", "events", "event", true, {"ev"}, {}, allVerbs(), {}},
-            {{"v1", topLevel({{"involvedObject", objectReference()},
-                              {"reason", Schema::string()},
-                              {"message", Schema::string()},
-                              {"source", Schema::object({{"component", Schema::string()}, {"host", Schema::string()}})},
-                              {"firstTimestamp", Schema::any()},
-                              {"lastTimestamp", Schema::any()},
-                              {"count", Schema::integer()},
-                              {"type", Schema::string()},
-                              {"eventTime", Schema::any()},
-                              {"series", Schema::any()},
-                              {"action", Schema::string()},
-                              {"related", objectReference()},
-                              {"reportingComponent", Schema::string()},
-                              {"reportingInstance", Schema::string()}})}},
+            {{"v1", eventSchema()}},
             NameRule::DnsSubdomain) {}
   std::vector<StatusCause> validate(const json& internal, const json* old) const override {
     auto causes = BasicResourceType::validate(internal, old);
@@ -121,18 +153,29 @@ class EventType : public BasicResourceType {
   }
 };
 
+Schema leaseSchema() {
+  return topLevel({{"spec",
+                    Schema::object(
+                        {{"holderIdentity", Schema::string().describe("Who holds the lease now.")},
+                         {"leaseDurationSeconds", Schema::integer().describe("How long others wait after the last renewal "
+                                                                             "before they may take the lease.")},
+                         {"acquireTime", Schema::any().describe("When the current holder took it.")},
+                         {"renewTime", Schema::any().describe("When the holder last renewed it.")},
+                         {"leaseTransitions", Schema::integer().describe("How many times the holder changed.")},
+                         {"strategy", Schema::string().describe("How a coordinated election picks the holder.")},
+                         {"preferredHolder", Schema::string().describe("Who should hold it next, in a coordinated election.")}})
+                        .describe("The lease's holder and timing.")}})
+      .describe(
+          "A lock with an expiry; fedhpa's controller-managers elect their leader "
+          "with one.");
+}
+
 class LeaseType : public BasicResourceType {
  public:
   LeaseType()
       : BasicResourceType(ResourceNames{"coordination.k8s.io", {"v1"}, "v1", "Lease", "leases", "lease", true, {}, {},
                                         allVerbs(), {}},
-                          {{"v1", topLevel({{"spec", Schema::object({{"holderIdentity", Schema::string()},
-                                                                     {"leaseDurationSeconds", Schema::integer()},
-                                                                     {"acquireTime", Schema::any()},
-                                                                     {"renewTime", Schema::any()},
-                                                                     {"leaseTransitions", Schema::integer()},
-                                                                     {"strategy", Schema::string()},
-                                                                     {"preferredHolder", Schema::string()}})}})}},
+                          {{"v1", leaseSchema()}},
                           NameRule::DnsSubdomain) {}
   std::vector<StatusCause> validate(const json& internal, const json* old) const override {
     auto causes = BasicResourceType::validate(internal, old);

@@ -11,68 +11,105 @@ using nlohmann::json;
 namespace {
 
 Schema container() {
-  const Schema keyValue = Schema::object({{"name", Schema::string()}, {"value", Schema::string()}, {"valueFrom", Schema::any()}});
-  return Schema::object({{"name", Schema::string()},
-                         {"image", Schema::string()},
-                         {"command", Schema::arrayOf(Schema::string())},
-                         {"args", Schema::arrayOf(Schema::string())},
-                         {"workingDir", Schema::string()},
-                         {"ports", Schema::arrayOf(Schema::object({{"name", Schema::string()},
-                                                                   {"containerPort", Schema::integer()},
-                                                                   {"hostPort", Schema::integer()},
-                                                                   {"hostIP", Schema::string()},
-                                                                   {"protocol", Schema::string()}}))},
-                         {"env", Schema::arrayOf(keyValue).keyedBy({"name"})},
-                         {"envFrom", Schema::arrayOf(Schema::any())},
-                         {"resources", Schema::any()},
-                         {"volumeMounts", Schema::arrayOf(Schema::any())},
-                         {"livenessProbe", Schema::any()},
-                         {"readinessProbe", Schema::any()},
-                         {"startupProbe", Schema::any()},
-                         {"lifecycle", Schema::any()},
-                         {"terminationMessagePath", Schema::string()},
-                         {"terminationMessagePolicy", Schema::string()},
-                         {"imagePullPolicy", Schema::string()},
-                         {"securityContext", Schema::any()},
-                         {"stdin", Schema::boolean()},
-                         {"tty", Schema::boolean()}});
+  const Schema keyValue = Schema::object(
+      {{"name", Schema::string().describe("The variable's name.")},
+       {"value", Schema::string().describe("The variable's value; $(OTHER) refers to an earlier variable.")},
+       {"valueFrom",
+        Schema::any().describe("Where to read the value from instead (a field, resource, ConfigMap or Secret key).")}});
+  const Schema port =
+      Schema::object({{"name", Schema::string().describe("A name for the port, unique in the pod, that Services can refer to.")},
+                      {"containerPort", Schema::integer().describe("The port number the container listens on.")},
+                      {"hostPort", Schema::integer().describe("The node's port to expose it on, if any.")},
+                      {"hostIP", Schema::string().describe("The node address to bind the host port to.")},
+                      {"protocol", Schema::string().describe("TCP (default), UDP or SCTP.")}});
+  return Schema::object(
+      {{"name", Schema::string().describe("The container's name, unique within the pod.")},
+       {"image", Schema::string().describe("The container image to run.")},
+       {"command", Schema::arrayOf(Schema::string()).describe("Replaces the image's entrypoint.")},
+       {"args", Schema::arrayOf(Schema::string()).describe("Arguments to the entrypoint; replace the image's default ones.")},
+       {"workingDir", Schema::string().describe("The directory the command starts in.")},
+       {"ports", Schema::arrayOf(port).describe("Ports the container exposes (informational, except for host ports).")},
+       {"env", Schema::arrayOf(keyValue).keyedBy({"name"}).describe("Environment variables to set.")},
+       {"envFrom",
+        Schema::arrayOf(Schema::any()).describe("ConfigMaps and Secrets whose keys all become environment variables.")},
+       {"resources",
+        Schema::any().describe("CPU and memory requests and limits; utilization metrics are relative to the requests.")},
+       {"volumeMounts", Schema::arrayOf(Schema::any()).describe("Where the pod's volumes appear in this container.")},
+       {"livenessProbe", Schema::any().describe("A check whose failure restarts the container.")},
+       {"readinessProbe", Schema::any().describe("A check whose failure takes the pod out of Service endpoints.")},
+       {"startupProbe", Schema::any().describe("A check the other probes wait for while the container starts.")},
+       {"lifecycle", Schema::any().describe("Hooks run after the container starts and before it stops.")},
+       {"terminationMessagePath", Schema::string().describe("The file whose content becomes the termination message.")},
+       {"terminationMessagePolicy",
+        Schema::string().describe("File, or FallbackToLogsOnError to use the log tail when the file is empty.")},
+       {"imagePullPolicy", Schema::string().describe("Always, Never or IfNotPresent.")},
+       {"securityContext", Schema::any().describe("Security settings for this container (user, capabilities, privilege).")},
+       {"stdin", Schema::boolean().describe("Whether to keep a stdin buffer open for the container.")},
+       {"tty", Schema::boolean().describe("Whether the container gets a TTY (needs stdin).")}});
 }
 
 Schema deploymentSchema() {
-  const Schema podSpec = Schema::object({{"containers", Schema::arrayOf(container()).keyedBy({"name"})},
-                                         {"initContainers", Schema::arrayOf(container()).keyedBy({"name"})},
-                                         {"volumes", Schema::arrayOf(Schema::any())},
-                                         {"restartPolicy", Schema::string()},
-                                         {"terminationGracePeriodSeconds", Schema::int64()},
-                                         {"dnsPolicy", Schema::string()},
-                                         {"nodeSelector", Schema::mapOf(Schema::string())},
-                                         {"serviceAccountName", Schema::string()},
-                                         {"securityContext", Schema::any()},
-                                         {"schedulerName", Schema::string()},
-                                         {"affinity", Schema::any()},
-                                         {"tolerations", Schema::arrayOf(Schema::any())},
-                                         {"imagePullSecrets", Schema::arrayOf(Schema::any())}});
-  const Schema podMeta = Schema::object({{"labels", Schema::mapOf(Schema::string())},
-                                         {"annotations", Schema::mapOf(Schema::string())},
-                                         {"name", Schema::string()},
-                                         {"creationTimestamp", Schema::any()}});
-  return topLevel(
-      {{"spec", Schema::object({{"replicas", Schema::integer()},
-                                {"selector", labelSelectorSchema()},
-                                {"template", Schema::object({{"metadata", podMeta}, {"spec", podSpec}})},
-                                {"strategy", Schema::any()},
-                                {"minReadySeconds", Schema::integer()},
-                                {"revisionHistoryLimit", Schema::integer()},
-                                {"paused", Schema::boolean()},
-                                {"progressDeadlineSeconds", Schema::integer()}})},
-       {"status", Schema::object({{"observedGeneration", Schema::int64()},
-                                  {"replicas", Schema::integer()},
-                                  {"updatedReplicas", Schema::integer()},
-                                  {"readyReplicas", Schema::integer()},
-                                  {"availableReplicas", Schema::integer()},
-                                  {"unavailableReplicas", Schema::integer()},
-                                  {"collisionCount", Schema::integer()},
-                                  {"conditions", conditionsSchema()}})}});
+  const Schema podSpec = Schema::object(
+      {{"containers", Schema::arrayOf(container()).keyedBy({"name"}).describe("The pod's containers (at least one).")},
+       {"initContainers",
+        Schema::arrayOf(container())
+            .keyedBy({"name"})
+            .describe("Containers run to completion, one after the other, before the others start.")},
+       {"volumes", Schema::arrayOf(Schema::any()).describe("Volumes the containers can mount.")},
+       {"restartPolicy", Schema::string().describe("Always, the only value a Deployment's pods accept.")},
+       {"terminationGracePeriodSeconds", Schema::int64().describe("Seconds a stopping pod gets between TERM and KILL.")},
+       {"dnsPolicy", Schema::string().describe("How the pod's DNS is set up (ClusterFirst by default).")},
+       {"nodeSelector", Schema::mapOf(Schema::string()).describe("Labels a node must have to run the pod.")},
+       {"serviceAccountName", Schema::string().describe("The service account the pod runs as.")},
+       {"securityContext", Schema::any().describe("Security settings for every container of the pod.")},
+       {"schedulerName", Schema::string().describe("The scheduler to place the pod.")},
+       {"affinity", Schema::any().describe("Rules about which nodes, and next to which pods, the pod may run.")},
+       {"tolerations", Schema::arrayOf(Schema::any()).describe("Node taints the pod accepts.")},
+       {"imagePullSecrets",
+        Schema::arrayOf(Schema::any()).describe("Secrets with registry credentials for pulling the images.")}});
+  const Schema podMeta =
+      Schema::object({{"labels", Schema::mapOf(Schema::string()).describe("Labels of each pod; must match spec.selector.")},
+                      {"annotations", Schema::mapOf(Schema::string()).describe("Annotations of each pod.")},
+                      {"name", Schema::string().describe("Ignored: pods get generated names.")},
+                      {"creationTimestamp", Schema::any().describe("Ignored; present in some generated manifests.")}});
+  Schema schema = topLevel(
+      {{"spec",
+        Schema::object(
+            {{"replicas", Schema::integer().describe(
+                              "Pods wanted over all member clusters (default 1). fedhpa splits it evenly among the "
+                              "members; when a federated HPA targets the Deployment, the members' HPAs decide instead.")},
+             {"selector",
+              labelSelectorSchema().describe("Which pods belong to the Deployment; must match the template's labels.")},
+             {"template", Schema::object({{"metadata", podMeta.describe("Labels and annotations of each pod.")},
+                                          {"spec", podSpec.describe("What each pod runs.")}})
+                              .describe("The pods to create; copied unchanged to the member clusters.")},
+             {"strategy", Schema::any().describe("How pods are replaced on a change: RollingUpdate (default) or Recreate.")},
+             {"minReadySeconds", Schema::integer().describe("Seconds a new pod must be ready before it counts as available.")},
+             {"revisionHistoryLimit", Schema::integer().describe("How many old ReplicaSets to keep for rollbacks.")},
+             {"paused", Schema::boolean().describe("Stops rollouts of template changes while true.")},
+             {"progressDeadlineSeconds",
+              Schema::integer().describe("Seconds without progress after which the rollout counts as failed.")}})
+            .describe("The desired workload, for the whole federation.")},
+       {"status",
+        Schema::object(
+            {{"observedGeneration", Schema::int64().describe("The metadata.generation this status was computed for.")},
+             {"replicas", Schema::integer().describe("Pods (in the federation: summed over the member clusters).")},
+             {"updatedReplicas", Schema::integer().describe("Pods running the current template (summed over the members).")},
+             {"readyReplicas", Schema::integer().describe("Ready pods (summed over the members).")},
+             {"availableReplicas",
+              Schema::integer().describe("Pods ready for at least minReadySeconds (summed over the members).")},
+             {"unavailableReplicas", Schema::integer().describe("Pods still missing to reach the wanted count.")},
+             {"collisionCount", Schema::integer().describe("Counts ReplicaSet name collisions, to make new names unique.")},
+             {"conditions", conditionsSchema().describe("Available and Progressing.")}})
+            .describe("What the pods do now. In the federation fedhpa fills in the replica counts, added up over the member "
+                      "clusters. Read-only.")}});
+  schema.properties.at("metadata").properties.at("annotations").description =
+      "Free-form key/value data. fedhpa reads federation.alpha.kubernetes.io/cluster-selector (kubefed v1's JSON list "
+      "of {key, operator, values} over Cluster labels) and writes federation.kubernetes.io/hpa-target-cluster-list, "
+      "the members a federated HPA targeting this Deployment is on: the Deployment goes exactly there.";
+  return schema.describe(
+      "A replicated, rolling-updated set of pods. Created in the federation, fedhpa copies it to the "
+      "member clusters and spreads its replicas (or leaves them to the members' HPAs).");
 }
 
 std::string joined(const json& containers, const char* field) {

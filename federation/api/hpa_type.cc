@@ -12,66 +12,138 @@ using nlohmann::json;
 namespace {
 
 Schema crossVersionReference() {
-  return Schema::object({{"apiVersion", Schema::string()}, {"kind", Schema::string()}, {"name", Schema::string()}});
+  return Schema::object({{"apiVersion", Schema::string().describe("Group and version of the referent, e.g. apps/v1.")},
+                         {"kind", Schema::string().describe("Kind of the referent, e.g. Deployment.")},
+                         {"name", Schema::string().describe("Name of the referent, in this object's namespace.")}});
 }
 
-Schema metricIdentifier() { return Schema::object({{"name", Schema::string()}, {"selector", labelSelectorSchema()}}); }
+Schema metricIdentifier() {
+  return Schema::object({{"name", Schema::string().describe("Name of the metric.")},
+                         {"selector", labelSelectorSchema().describe(
+                                          "Narrows the metric to the series with these labels; all series when unset.")}});
+}
 
 Schema metricValue() {
-  return Schema::object({{"type", Schema::string()},
-                         {"value", Schema::intOrString()},
-                         {"averageValue", Schema::intOrString()},
-                         {"averageUtilization", Schema::integer()}});
+  return Schema::object(
+      {{"type", Schema::string().describe("Which of the fields below is meant: Utilization, Value or AverageValue.")},
+       {"value", Schema::intOrString().describe("The metric's total value, a quantity (e.g. 2k, 300Mi).")},
+       {"averageValue", Schema::intOrString().describe("The metric's value divided by the number of pods, a quantity.")},
+       {"averageUtilization",
+        Schema::integer().describe("Mean over the pods of usage as a percentage of the containers' resource requests.")}});
 }
 
 // MetricSpec (valueField "target") and MetricStatus (valueField "current") share their shape.
 Schema metricEntry(const std::string& valueField) {
+  const bool target = valueField == "target";
+  const Schema value =
+      metricValue().describe(target ? "The value to hold the metric at." : "The value last observed for the metric.");
   return Schema::object(
-      {{"type", Schema::string()},
-       {"resource", Schema::object({{"name", Schema::string()}, {valueField, metricValue()}})},
+      {{"type", Schema::string().describe("Which source the metric comes from: Resource, ContainerResource, Pods, Object or "
+                                          "External; the field of that name holds it.")},
+       {"resource", Schema::object({{"name", Schema::string().describe("The resource, cpu or memory.")}, {valueField, value}})
+                        .describe("A resource (cpu, memory) of the target's pods, as reported by the metrics API.")},
        {"containerResource",
-        Schema::object({{"name", Schema::string()}, {"container", Schema::string()}, {valueField, metricValue()}})},
-       {"pods", Schema::object({{"metric", metricIdentifier()}, {valueField, metricValue()}})},
-       {"object", Schema::object({{"describedObject", crossVersionReference()},
-                                  {"metric", metricIdentifier()},
-                                  {valueField, metricValue()}})},
-       {"external", Schema::object({{"metric", metricIdentifier()}, {valueField, metricValue()}})}});
+        Schema::object({{"name", Schema::string().describe("The resource, cpu or memory.")},
+                        {"container", Schema::string().describe("The container of each pod whose usage counts.")},
+                        {valueField, value}})
+            .describe("A resource of one named container in each of the target's pods.")},
+       {"pods", Schema::object({{"metric", metricIdentifier().describe("The per-pod custom metric.")}, {valueField, value}})
+                    .describe("A custom metric each pod of the target reports, averaged over the pods.")},
+       {"object", Schema::object({{"describedObject", crossVersionReference().describe("The object the metric describes.")},
+                                  {"metric", metricIdentifier().describe("The custom metric of that object.")},
+                                  {valueField, value}})
+                      .describe("A custom metric of one other object in the namespace (e.g. an Ingress's requests per second).")},
+       {"external", Schema::object({{"metric", metricIdentifier().describe("The external metric.")}, {valueField, value}})
+                        .describe("A metric from outside the cluster (e.g. a queue's length).")}});
 }
 
-Schema scalingRules() {
-  return Schema::object({{"stabilizationWindowSeconds", Schema::integer()},
-                         {"selectPolicy", Schema::string()},
-                         {"tolerance", Schema::intOrString()},
-                         {"policies", Schema::arrayOf(Schema::object({{"type", Schema::string()},
-                                                                      {"value", Schema::integer()},
-                                                                      {"periodSeconds", Schema::integer()}}))}});
+Schema scalingRules(const std::string& direction) {
+  const Schema policy = Schema::object(
+      {{"type", Schema::string().describe("Pods (a number of pods) or Percent (a percentage of the current replicas).")},
+       {"value", Schema::integer().describe("How many pods, or what percentage, may change within periodSeconds.")},
+       {"periodSeconds", Schema::integer().describe("The length of the window the policy counts changes over (1 to 1800 s).")}});
+  const std::string scaling = "scaling " + direction;
+  return Schema::object(
+      {{"stabilizationWindowSeconds", Schema::integer().describe("Seconds of past recommendations to consider before " + scaling +
+                                                                 " (the most conservative one wins), to avoid flapping.")},
+       {"selectPolicy", Schema::string().describe("Max or Min: which policy's limit applies when several do; Disabled forbids " +
+                                                  scaling + ".")},
+       {"tolerance", Schema::intOrString().describe(
+                         "The relative distance from the target, as a quantity (0.1 is 10 %), within which no " + scaling +
+                         " happens.")},
+       {"policies", Schema::arrayOf(policy).describe("Limits on how fast replicas may change while " + scaling + ".")}});
+}
+
+// A map's keys have no place of their own in OpenAPI, so the annotations fedhpa reads and writes on
+// a federated HPA are described on metadata.annotations.
+Schema withFederationAnnotations(Schema hpa, const std::string& viaV1) {
+  hpa.properties.at("metadata").properties.at("annotations").description =
+      "Free-form key/value data. On a federated HPA fedhpa reads federation.kubernetes.io/hpa-preferences (JSON, "
+      "{\"clusters\": {\"<cluster>\": {\"weight\", \"minReplicas\", \"maxReplicas\", \"tier\"}}}: weights shape the "
+      "first spread, minReplicas is a floor and maxReplicas a cap on that cluster's share, lower tiers fill first) and "
+      "federation.alpha.kubernetes.io/cluster-selector (kubefed v1's JSON list of {key, operator, values} over Cluster "
+      "labels: only matching clusters get a share). It writes federation.kubernetes.io/hpa-cluster-status: each "
+      "member's min, max, current and desired replicas and CPU utilization." + viaV1;
+  return hpa;
 }
 
 Schema v2Schema() {
-  return topLevel(
-      {{"spec", Schema::object({{"scaleTargetRef", crossVersionReference()},
-                                {"minReplicas", Schema::integer()},
-                                {"maxReplicas", Schema::integer()},
-                                {"metrics", Schema::arrayOf(metricEntry("target"))},
-                                {"behavior", Schema::object({{"scaleUp", scalingRules()}, {"scaleDown", scalingRules()}})}})},
-       {"status", Schema::object({{"observedGeneration", Schema::int64()},
-                                  {"lastScaleTime", Schema::any()},
-                                  {"currentReplicas", Schema::integer()},
-                                  {"desiredReplicas", Schema::integer()},
-                                  {"currentMetrics", Schema::arrayOf(metricEntry("current"))},
-                                  {"conditions", conditionsSchema()}})}});
+  const Schema spec = Schema::object(
+      {{"scaleTargetRef", crossVersionReference().describe(
+                              "The workload to scale (a Deployment); each member cluster's HPA scales that cluster's copy.")},
+       {"minReplicas", Schema::integer().describe("Fewest replicas, summed over the member clusters (default 1); fedhpa "
+                                                  "splits it into each member HPA's minReplicas.")},
+       {"maxReplicas", Schema::integer().describe("Most replicas, summed over the member clusters; fedhpa splits it into "
+                                                  "each member HPA's maxReplicas and moves shares to where load is.")},
+       {"metrics", Schema::arrayOf(metricEntry("target"))
+                       .describe("What to scale on; each member HPA gets the same list. Default: CPU at 80 % utilization.")},
+       {"behavior", Schema::object({{"scaleUp", scalingRules("up").describe("How replicas may grow.")},
+                                    {"scaleDown", scalingRules("down").describe("How replicas may shrink.")}})
+                        .describe("Speed limits for scaling up and down, copied to every member HPA.")}});
+  const Schema status = Schema::object(
+      {{"observedGeneration", Schema::int64().describe("The metadata.generation this status was computed for.")},
+       {"lastScaleTime", Schema::any().describe("When a member HPA last changed its replica count.")},
+       {"currentReplicas", Schema::integer().describe("Replicas the targets have now, summed over the member clusters.")},
+       {"desiredReplicas", Schema::integer().describe("Replicas the member HPAs want, summed over the member clusters.")},
+       {"currentMetrics",
+        Schema::arrayOf(metricEntry("current"))
+            .describe("The metrics' latest values. In the federation: CPU utilization, averaged over the members "
+                      "weighted by their replicas.")},
+       {"conditions",
+        conditionsSchema().describe("AbleToScale, ScalingActive and ScalingLimited, merged over the member clusters (the message "
+                                    "names the members a False or limited condition comes from).")}});
+  return withFederationAnnotations(
+             topLevel({{"spec", spec.describe("The desired autoscaling, for the whole federation.")},
+                       {"status", status.describe("What the member HPAs report, added up by fedhpa. Read-only.")}}),
+             "")
+      .describe(
+          "Scales a workload between limits by its metrics. Created in the federation, it is a federated HPA: "
+          "fedhpa gives each member cluster a local HPA with a share of minReplicas and maxReplicas and keeps "
+          "moving the shares to where the load is.");
 }
 
 Schema v1Schema() {
-  return topLevel({{"spec", Schema::object({{"scaleTargetRef", crossVersionReference()},
-                                            {"minReplicas", Schema::integer()},
-                                            {"maxReplicas", Schema::integer()},
-                                            {"targetCPUUtilizationPercentage", Schema::integer()}})},
-                   {"status", Schema::object({{"observedGeneration", Schema::int64()},
-                                              {"lastScaleTime", Schema::any()},
-                                              {"currentReplicas", Schema::integer()},
-                                              {"desiredReplicas", Schema::integer()},
-                                              {"currentCPUUtilizationPercentage", Schema::integer()}})}});
+  const Schema spec = Schema::object(
+      {{"scaleTargetRef", crossVersionReference().describe(
+                              "The workload to scale (a Deployment); each member cluster's HPA scales that cluster's copy.")},
+       {"minReplicas", Schema::integer().describe("Fewest replicas, summed over the member clusters (default 1).")},
+       {"maxReplicas", Schema::integer().describe("Most replicas, summed over the member clusters; fedhpa splits it.")},
+       {"targetCPUUtilizationPercentage",
+        Schema::integer().describe("The CPU utilization (percent of requests) to hold the pods at; 80 when unset.")}});
+  const Schema status = Schema::object(
+      {{"observedGeneration", Schema::int64().describe("The metadata.generation this status was computed for.")},
+       {"lastScaleTime", Schema::any().describe("When a member HPA last changed its replica count.")},
+       {"currentReplicas", Schema::integer().describe("Replicas the targets have now, summed over the member clusters.")},
+       {"desiredReplicas", Schema::integer().describe("Replicas the member HPAs want, summed over the member clusters.")},
+       {"currentCPUUtilizationPercentage", Schema::integer().describe("The pods' latest mean CPU utilization, in percent.")}});
+  return withFederationAnnotations(
+             topLevel({{"spec", spec.describe("The desired autoscaling, for the whole federation.")},
+                       {"status", status.describe("What the member HPAs report, added up by fedhpa. Read-only.")}}),
+             " The autoscaling.alpha.kubernetes.io/metrics, current-metrics, conditions and behavior annotations carry "
+             "what only autoscaling/v2 has fields for.")
+      .describe(
+          "The CPU-only view of a HorizontalPodAutoscaler (the same object as autoscaling/v2). Created in the "
+          "federation, fedhpa spreads it over the member clusters as local HPAs.");
 }
 
 bool isCpuUtilization(const json& metric, const char* valueField) {
@@ -348,6 +420,8 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
 };
 
 }  // namespace
+
+Schema horizontalPodAutoscalerV2Schema() { return v2Schema(); }
 
 std::shared_ptr<const ResourceType> horizontalPodAutoscalerType() {
   return std::make_shared<HorizontalPodAutoscalerType>();

@@ -4,10 +4,13 @@
 #include <memory>
 
 #include "federation/api/resource.h"
+#include "federation/api/schema.h"
 
 namespace fedhpa::api {
 
 std::shared_ptr<const ResourceType> horizontalPodAutoscalerType();
+// Its autoscaling/v2 schema: Karmada's FederatedHPA has the same fields and describes them its own way.
+Schema horizontalPodAutoscalerV2Schema();
 
 // The annotations autoscaling/v1 carries v2-only data in, as kube-apiserver names them.
 inline constexpr const char* kV1MetricsAnnotation = "autoscaling.alpha.kubernetes.io/metrics";

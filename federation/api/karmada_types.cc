@@ -29,6 +29,37 @@ TableColumn referenceNameColumn() {
   return {"Reference-Name", "string", "", "The name of the object scaleTargetRef points to.", 0};
 }
 
+// The HPA's autoscaling/v2 fields, described as fedhpa uses them on a FederatedHPA: mirrored onto
+// the federated HPA of the same name that it owns.
+Schema federatedHpaSchema() {
+  Schema schema = horizontalPodAutoscalerV2Schema().describe(
+      "Karmada's FederatedHPA, served by fedhpa as a second front door: it owns a federated autoscaling/v2 HPA of its "
+      "name, mirrors its spec onto it and that HPA's status back, and fedhpa spreads the HPA over the member clusters.");
+  schema.properties.at("metadata").properties.at("annotations").description =
+      "Free-form key/value data. fedhpa's placement annotations (federation.kubernetes.io/hpa-preferences, "
+      "federation.alpha.kubernetes.io/cluster-selector) are read from the owned HPA, not from here.";
+  Schema& spec = schema.properties.at("spec");
+  spec.description =
+      "The desired autoscaling. These five fields are mirrored onto the owned HPA (an edit there is put back); other "
+      "fields directly under spec are kept but not federated, and condition KarmadaFieldsIgnored names them.";
+  spec.properties.at("scaleTargetRef").description =
+      "The workload to scale (a Deployment). If another federated HPA already scales it, nothing is federated and "
+      "condition Federated=False (TargetConflict) says so.";
+  spec.properties.at("minReplicas").description =
+      "Fewest replicas over all member clusters (default 1), copied to the owned HPA, whose share fedhpa splits.";
+  spec.properties.at("maxReplicas").description =
+      "Most replicas over all member clusters, copied to the owned HPA; fedhpa splits it among the members by load.";
+  spec.properties.at("metrics").description =
+      "What to scale on, copied to the owned HPA and from it to every member. Default: CPU at 80 % utilization.";
+  spec.properties.at("behavior").description = "Scaling speed limits, copied to the owned HPA and every member HPA.";
+  Schema& status = schema.properties.at("status");
+  status.description = "The owned HPA's status, copied here, plus fedhpa's own conditions. Read-only.";
+  status.properties.at("conditions").description =
+      "The owned HPA's conditions, then Federated (True: HPAOwned; False: NameConflict or TargetConflict) and, when "
+      "spec holds fields fedhpa has no use for, KarmadaFieldsIgnored.";
+  return schema;
+}
+
 class FederatedHpaType : public ResourceType {
  public:
   FederatedHpaType()
@@ -83,7 +114,7 @@ class FederatedHpaType : public ResourceType {
   bool acceptsStrategicMergePatch() const override { return hpa_->acceptsStrategicMergePatch(); }
   const Schema* storageSchema() const override { return hpa_->storageSchema(); }
   json openApiSchema(const std::string&) const override {
-    json schema = hpa_->openApiSchema("v2");
+    json schema = toOpenApi(federatedHpaSchema());
     schema["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"] = true;
     schema["x-kubernetes-group-version-kind"] = json::array({{{"group", kKarmadaGroup}, {"version", kKarmadaVersion}, {"kind", "FederatedHPA"}}});
     return schema;
@@ -104,31 +135,61 @@ class FederatedHpaType : public ResourceType {
 };
 
 Schema crossVersionReference() {
-  return Schema::object({{"apiVersion", Schema::string()}, {"kind", Schema::string()}, {"name", Schema::string()}});
+  return Schema::object(
+      {{"apiVersion", Schema::string().describe("Group and version of the target, e.g. autoscaling.karmada.io/v1alpha1.")},
+       {"kind", Schema::string().describe("FederatedHPA, HorizontalPodAutoscaler or Deployment.")},
+       {"name", Schema::string().describe("Name of the target, in this object's namespace.")}});
 }
 
 Schema cronFederatedHpaSchema() {
-  const Schema rule = Schema::object({{"name", Schema::string()},
-                                      {"schedule", Schema::string()},
-                                      {"targetReplicas", Schema::integer()},
-                                      {"targetMinReplicas", Schema::integer()},
-                                      {"targetMaxReplicas", Schema::integer()},
-                                      {"suspend", Schema::boolean()},
-                                      {"timeZone", Schema::string()},
-                                      {"successfulHistoryLimit", Schema::integer()},
-                                      {"failedHistoryLimit", Schema::integer()}});
-  const Schema successful = Schema::object({{"scheduleTime", Schema::string()},
-                                            {"executionTime", Schema::string()},
-                                            {"appliedReplicas", Schema::integer()},
-                                            {"appliedMaxReplicas", Schema::integer()},
-                                            {"appliedMinReplicas", Schema::integer()}});
-  const Schema failed = Schema::object({{"scheduleTime", Schema::string()}, {"executionTime", Schema::string()}, {"message", Schema::string()}});
-  const Schema history = Schema::object({{"ruleName", Schema::string()},
-                                         {"nextExecutionTime", Schema::string()},
-                                         {"successfulExecutions", Schema::arrayOf(successful)},
-                                         {"failedExecutions", Schema::arrayOf(failed)}});
-  return topLevel({{"spec", Schema::object({{"scaleTargetRef", crossVersionReference()}, {"rules", Schema::arrayOf(rule)}})},
-                   {"status", Schema::object({{"executionHistories", Schema::arrayOf(history)}})}});
+  const Schema rule = Schema::object(
+      {{"name", Schema::string().describe(
+                    "Names the rule (unique within the object, up to 32 characters); its history is kept under it.")},
+       {"schedule", Schema::string().describe("When to fire: a standard 5-field cron expression (minute hour day-of-month month "
+                                              "day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly.")},
+       {"targetReplicas", Schema::integer().describe("Replicas to set on a federated Deployment target when the rule fires.")},
+       {"targetMinReplicas",
+        Schema::integer().describe("minReplicas to set on a FederatedHPA or federated HPA target when the rule fires; the "
+                                   "members' shares are then re-partitioned.")},
+       {"targetMaxReplicas",
+        Schema::integer().describe("maxReplicas to set on a FederatedHPA or federated HPA target when the rule fires; the "
+                                   "members' shares are then re-partitioned.")},
+       {"suspend", Schema::boolean().describe("While true the rule does not fire (default false).")},
+       {"timeZone", Schema::string().describe("IANA time zone the schedule is read in (e.g. Europe/Berlin), from the system "
+                                              "tz database; UTC when unset.")},
+       {"successfulHistoryLimit",
+        Schema::integer().describe("How many successful executions of the rule status keeps (1 to 32, default 3).")},
+       {"failedHistoryLimit",
+        Schema::integer().describe("How many failed executions of the rule status keeps (0 to 32, default 3).")}});
+  const Schema successful =
+      Schema::object({{"scheduleTime", Schema::string().describe("The schedule time this execution was for.")},
+                      {"executionTime", Schema::string().describe("When fedhpa actually wrote the target.")},
+                      {"appliedReplicas", Schema::integer().describe("The replicas set on a Deployment target.")},
+                      {"appliedMaxReplicas", Schema::integer().describe("The maxReplicas set on an HPA target.")},
+                      {"appliedMinReplicas", Schema::integer().describe("The minReplicas set on an HPA target.")}});
+  const Schema failed = Schema::object({{"scheduleTime", Schema::string().describe("The schedule time this execution was for.")},
+                                        {"executionTime", Schema::string().describe("When fedhpa tried to write the target.")},
+                                        {"message", Schema::string().describe("Why the target could not be changed.")}});
+  const Schema history = Schema::object(
+      {{"ruleName", Schema::string().describe("The rule these executions belong to.")},
+       {"nextExecutionTime", Schema::string().describe("When the rule fires next; absent while it is suspended.")},
+       {"successfulExecutions", Schema::arrayOf(successful).describe("The latest successful executions, oldest first.")},
+       {"failedExecutions", Schema::arrayOf(failed).describe("The latest failed executions, oldest first.")}});
+  return topLevel(
+             {{"spec", Schema::object({{"scaleTargetRef", crossVersionReference().describe(
+                                                              "What the rules change: a FederatedHPA, a federated autoscaling/v2 "
+                                                              "HPA or a federated apps/v1 Deployment.")},
+                                       {"rules", Schema::arrayOf(rule).describe("The schedules and the values each sets.")}})
+                           .describe("The target and the scheduled changes to make to it.")},
+              {"status", Schema::object({{"executionHistories", Schema::arrayOf(history).describe(
+                                                                    "Per rule, its next execution and its recent ones; "
+                                                                    "also what keeps a restarted controller from firing a "
+                                                                    "schedule time twice.")}})
+                             .describe("What the rules did, written by fedhpa's controller. Read-only.")}})
+      .describe(
+          "Karmada's CronFederatedHPA: fedhpa's controller-manager changes a target's limits (or a Deployment's "
+          "replicas) at scheduled times, e.g. raising min before a daily peak; the change then re-partitions "
+          "like any edit.");
 }
 
 class CronFederatedHpaType : public BasicResourceType {

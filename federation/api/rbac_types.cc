@@ -15,20 +15,41 @@ constexpr const char* kRbacGroup = "rbac.authorization.k8s.io";
 Schema stringList() { return Schema::arrayOf(Schema::string()); }
 
 Schema policyRuleSchema() {
-  return Schema::object({{"verbs", stringList()},
-                         {"apiGroups", stringList()},
-                         {"resources", stringList()},
-                         {"resourceNames", stringList()},
-                         {"nonResourceURLs", stringList()}});
+  return Schema::object(
+      {{"verbs",
+        stringList().describe("Allowed actions: get, list, watch, create, update, patch, delete, deletecollection, or *.")},
+       {"apiGroups", stringList().describe("API groups of the resources (\"\" is the core group, * every group).")},
+       {"resources", stringList().describe("Resources the rule allows, e.g. horizontalpodautoscalers or pods/log; * for all.")},
+       {"resourceNames", stringList().describe("Restricts the rule to objects of these names; all objects when empty.")},
+       {"nonResourceURLs", stringList().describe("URL paths such as /healthz the rule allows (ClusterRoles only).")}});
 }
 
-Schema bindingSchema() {
-  return topLevel({{"subjects", Schema::arrayOf(Schema::object({{"kind", Schema::string()},
-                                                                 {"apiGroup", Schema::string()},
-                                                                 {"name", Schema::string()},
-                                                                 {"namespace", Schema::string()}}))},
-                   {"roleRef", Schema::object({{"apiGroup", Schema::string()}, {"kind", Schema::string()},
-                                               {"name", Schema::string()}})}});
+Schema rulesSchema() {
+  return Schema::arrayOf(policyRuleSchema()).describe("What the role allows; anything not allowed is denied.");
+}
+
+Schema roleSchema(bool cluster) {
+  if (!cluster)
+    return topLevel({{"rules", rulesSchema()}}).describe("A set of permissions within one namespace, granted by RoleBindings.");
+  return topLevel({{"rules", rulesSchema()},
+                   {"aggregationRule", Schema::any().describe("Selects ClusterRoles whose rules are combined into this one.")}})
+      .describe("A set of permissions that applies cluster-wide or, bound by a RoleBinding, in one namespace.");
+}
+
+Schema bindingSchema(bool cluster) {
+  const Schema subject = Schema::object(
+      {{"kind", Schema::string().describe("User, Group or ServiceAccount.")},
+       {"apiGroup", Schema::string().describe("rbac.authorization.k8s.io for users and groups; empty for service accounts.")},
+       {"name", Schema::string().describe("The user, group or service account name.")},
+       {"namespace", Schema::string().describe("The service account's namespace.")}});
+  const Schema roleRef = Schema::object({{"apiGroup", Schema::string().describe("rbac.authorization.k8s.io.")},
+                                         {"kind", Schema::string().describe(cluster ? "ClusterRole." : "Role or ClusterRole.")},
+                                         {"name", Schema::string().describe("Name of the role.")}});
+  return topLevel({{"subjects", Schema::arrayOf(subject).describe("Who is granted the role.")},
+                   {"roleRef", roleRef.describe("The role granted; cannot be changed after creation.")}})
+      .describe(cluster ? "Grants a ClusterRole's permissions to users, groups or service accounts in every namespace."
+                        : "Grants a Role's (or a ClusterRole's) permissions to users, groups or service accounts within "
+                          "this namespace.");
 }
 
 std::vector<std::string> stringsAt(const json& object, const char* key) {
@@ -71,9 +92,7 @@ class RoleType : public BasicResourceType {
       : BasicResourceType(
             ResourceNames{kRbacGroup, {"v1"}, "v1", cluster ? "ClusterRole" : "Role", cluster ? "clusterroles" : "roles",
                           cluster ? "clusterrole" : "role", !cluster, {}, {}, allVerbs(), {}},
-            {{"v1", topLevel(cluster ? std::map<std::string, Schema>{{"rules", Schema::arrayOf(policyRuleSchema())},
-                                                                     {"aggregationRule", Schema::any()}}
-                                     : std::map<std::string, Schema>{{"rules", Schema::arrayOf(policyRuleSchema())}})}},
+            {{"v1", roleSchema(cluster)}},
             NameRule::PathSegment),
         cluster_(cluster) {}
   std::vector<StatusCause> validate(const json& internal, const json* old) const override {
@@ -98,7 +117,7 @@ class BindingType : public BasicResourceType {
       : BasicResourceType(ResourceNames{kRbacGroup, {"v1"}, "v1", cluster ? "ClusterRoleBinding" : "RoleBinding",
                                         cluster ? "clusterrolebindings" : "rolebindings",
                                         cluster ? "clusterrolebinding" : "rolebinding", !cluster, {}, {}, allVerbs(), {}},
-                          {{"v1", bindingSchema()}}, NameRule::PathSegment),
+                          {{"v1", bindingSchema(cluster)}}, NameRule::PathSegment),
         cluster_(cluster) {}
 
   // kube's ValidateRoleBinding / ValidateClusterRoleBinding, and roleRef's immutability on update.
@@ -161,32 +180,43 @@ class BindingType : public BasicResourceType {
 };
 
 Schema resourceAttributesSchema() {
-  return Schema::object({{"namespace", Schema::string()}, {"verb", Schema::string()}, {"group", Schema::string()},
-                         {"version", Schema::string()}, {"resource", Schema::string()},
-                         {"subresource", Schema::string()}, {"name", Schema::string()},
-                         {"fieldSelector", Schema::any()}, {"labelSelector", Schema::any()}});
+  return Schema::object({{"namespace", Schema::string().describe(
+                                           "The namespace of the request; empty for cluster-wide resources or all namespaces.")},
+                         {"verb", Schema::string().describe("The action, e.g. get, list, create, delete.")},
+                         {"group", Schema::string().describe("The resource's API group.")},
+                         {"version", Schema::string().describe("The resource's API version.")},
+                         {"resource", Schema::string().describe("The resource, e.g. horizontalpodautoscalers.")},
+                         {"subresource", Schema::string().describe("The subresource, e.g. status or scale.")},
+                         {"name", Schema::string().describe("The object's name; empty for every object.")},
+                         {"fieldSelector", Schema::any().describe("A field selector the request would carry.")},
+                         {"labelSelector", Schema::any().describe("A label selector the request would carry.")}});
 }
 
 Schema accessReviewSpec(bool self) {
   std::map<std::string, Schema> fields = {
-      {"resourceAttributes", resourceAttributesSchema()},
-      {"nonResourceAttributes", Schema::object({{"path", Schema::string()}, {"verb", Schema::string()}})}};
+      {"resourceAttributes", resourceAttributesSchema().describe("The API request to check.")},
+      {"nonResourceAttributes", Schema::object({{"path", Schema::string().describe("The URL path, e.g. /healthz.")},
+                                                {"verb", Schema::string().describe("The HTTP verb, lower-case (get).")}})
+                                    .describe("The non-resource request to check, instead of resourceAttributes.")}};
   if (!self) {
-    fields["user"] = Schema::string();
-    fields["groups"] = stringList();
-    fields["uid"] = Schema::string();
-    fields["extra"] = Schema::mapOf(stringList());
+    fields["user"] = Schema::string().describe("The user to check for.");
+    fields["groups"] = stringList().describe("The user's groups.");
+    fields["uid"] = Schema::string().describe("The user's UID.");
+    fields["extra"] = Schema::mapOf(stringList()).describe("Further attributes of the user, as an authenticator reports them.");
   }
-  return Schema::object(fields);
+  return Schema::object(fields).describe("The request to be checked.");
 }
 
 // A review is answered, not stored: only create is served, and nothing about it is listed in tables.
 class ReviewType : public BasicResourceType {
  public:
-  ReviewType(std::string kind, std::string resource, bool namespaced, Schema spec)
+  ReviewType(std::string kind, std::string resource, bool namespaced, Schema spec, std::string description)
       : BasicResourceType(ResourceNames{"authorization.k8s.io", {"v1"}, "v1", kind, resource, lowered(kind), namespaced,
                                         {}, {}, {"create"}, {}},
-                          {{"v1", topLevel({{"spec", std::move(spec)}, {"status", Schema::any()}})}},
+                          {{"v1", topLevel({{"spec", std::move(spec)},
+                                            {"status",
+                                             Schema::any().describe("The server's answer: allowed (or the rules), and why.")}})
+                                      .describe(std::move(description))}},
                           NameRule::PathSegment) {}
   std::vector<StatusCause> validate(const json&, const json*) const override { return {}; }
   std::vector<TableColumn> tableColumns() const override { return {nameColumn()}; }
@@ -209,12 +239,19 @@ std::shared_ptr<const ResourceType> roleBindingType() { return std::make_shared<
 std::shared_ptr<const ResourceType> clusterRoleBindingType() { return std::make_shared<BindingType>(true); }
 
 std::vector<std::shared_ptr<const ResourceType>> authorizationReviewTypes() {
-  return {std::make_shared<ReviewType>("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, accessReviewSpec(true)),
-          std::make_shared<ReviewType>("SelfSubjectRulesReview", "selfsubjectrulesreviews", false,
-                                       Schema::object({{"namespace", Schema::string()}})),
-          std::make_shared<ReviewType>("SubjectAccessReview", "subjectaccessreviews", false, accessReviewSpec(false)),
-          std::make_shared<ReviewType>("LocalSubjectAccessReview", "localsubjectaccessreviews", true,
-                                       accessReviewSpec(false))};
+  return {
+      std::make_shared<ReviewType>("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, accessReviewSpec(true),
+                                   "Asks whether the caller may make a request (kubectl auth can-i); answered, never stored."),
+      std::make_shared<ReviewType>(
+          "SelfSubjectRulesReview", "selfsubjectrulesreviews", false,
+          Schema::object({{"namespace", Schema::string().describe("The namespace whose rules to list.")}})
+              .describe("The namespace to list the caller's rules in."),
+          "Lists what the caller may do in a namespace (kubectl auth can-i --list); answered, never stored."),
+      std::make_shared<ReviewType>("SubjectAccessReview", "subjectaccessreviews", false, accessReviewSpec(false),
+                                   "Asks whether a given user may make a request; answered, never stored."),
+      std::make_shared<ReviewType>("LocalSubjectAccessReview", "localsubjectaccessreviews", true, accessReviewSpec(false),
+                                   "Asks whether a given user may make a request in this namespace; answered, never "
+                                   "stored.")};
 }
 
 }  // namespace fedhpa::api

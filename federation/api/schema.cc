@@ -24,13 +24,31 @@ Schema Schema::mapOf(Schema element) {
   schema.element.push_back(std::move(element));
   return schema;
 }
-Schema Schema::string() { return Schema{Type::String, {}, {}}; }
-Schema Schema::integer() { return Schema{Type::Integer, {}, {}}; }
-Schema Schema::int64() { return Schema{Type::Integer, {}, {}, true}; }
-Schema Schema::number() { return Schema{Type::Number, {}, {}}; }
-Schema Schema::boolean() { return Schema{Type::Boolean, {}, {}}; }
-Schema Schema::intOrString() { return Schema{Type::IntOrString, {}, {}}; }
-Schema Schema::any() { return Schema{Type::Any, {}, {}}; }
+namespace {
+
+// By assignment rather than aggregate initialization, so that a new member needs no edit here.
+Schema scalar(Schema::Type type, bool wide = false) {
+  Schema schema;
+  schema.type = type;
+  schema.wide = wide;
+  return schema;
+}
+
+}  // namespace
+
+Schema Schema::string() { return scalar(Type::String); }
+Schema Schema::integer() { return scalar(Type::Integer); }
+Schema Schema::int64() { return scalar(Type::Integer, true); }
+Schema Schema::number() { return scalar(Type::Number); }
+Schema Schema::boolean() { return scalar(Type::Boolean); }
+Schema Schema::intOrString() { return scalar(Type::IntOrString); }
+Schema Schema::any() { return scalar(Type::Any); }
+
+Schema Schema::describe(std::string text) const {
+  Schema described = *this;
+  described.description = std::move(text);
+  return described;
+}
 Schema Schema::keyedBy(std::vector<std::string> keys) && {
   listMapKeys = std::move(keys);
   return std::move(*this);
@@ -43,27 +61,41 @@ Schema Schema::asSet() && {
 namespace {
 
 Schema objectMeta() {
-  const Schema ownerReference = Schema::object({{"apiVersion", Schema::string()},
-                                                {"kind", Schema::string()},
-                                                {"name", Schema::string()},
-                                                {"uid", Schema::string()},
-                                                {"controller", Schema::boolean()},
-                                                {"blockOwnerDeletion", Schema::boolean()}});
-  return Schema::object({{"name", Schema::string()},
-                         {"generateName", Schema::string()},
-                         {"namespace", Schema::string()},
-                         {"selfLink", Schema::string()},
-                         {"uid", Schema::string()},
-                         {"resourceVersion", Schema::string()},
-                         {"generation", Schema::int64()},
-                         {"creationTimestamp", Schema::any()},
-                         {"deletionTimestamp", Schema::any()},
-                         {"deletionGracePeriodSeconds", Schema::int64()},
-                         {"labels", Schema::mapOf(Schema::string())},
-                         {"annotations", Schema::mapOf(Schema::string())},
-                         {"ownerReferences", Schema::arrayOf(ownerReference).keyedBy({"uid"})},
-                         {"finalizers", Schema::arrayOf(Schema::string()).asSet()},
-                         {"managedFields", Schema::arrayOf(Schema::any())}});
+  const Schema ownerReference = Schema::object(
+      {{"apiVersion", Schema::string().describe("API group and version of the owner.")},
+       {"kind", Schema::string().describe("Kind of the owner.")},
+       {"name", Schema::string().describe("Name of the owner, in this object's namespace (or cluster-wide).")},
+       {"uid", Schema::string().describe("UID of the owner; the reference is to that one incarnation of the name.")},
+       {"controller", Schema::boolean().describe("Whether the owner is the object's managing controller (at most one is).")},
+       {"blockOwnerDeletion",
+        Schema::boolean().describe("With foreground deletion, the owner is not removed before this object is gone.")}});
+  return Schema::object(
+      {{"name", Schema::string().describe("Name, unique per kind within the namespace (or the cluster for cluster-wide kinds).")},
+       {"generateName",
+        Schema::string().describe("When name is empty, the server makes one from this prefix plus a random suffix.")},
+       {"namespace", Schema::string().describe("Namespace the object lives in; empty for cluster-wide kinds.")},
+       {"selfLink", Schema::string().describe("Deprecated and never set by this server.")},
+       {"uid", Schema::string().describe("Set by the server at creation; tells apart objects that reused a name.")},
+       {"resourceVersion",
+        Schema::string().describe("Opaque version of this object, changed by every write; send it back to update only "
+                                  "what you read (optimistic concurrency).")},
+       {"generation", Schema::int64().describe("Counts changes to the desired state (spec); status writes leave it alone.")},
+       {"creationTimestamp", Schema::any().describe("When the server created the object (RFC 3339, UTC). Read-only.")},
+       {"deletionTimestamp",
+        Schema::any().describe("Set when deletion was requested; the object goes once its finalizers are all removed.")},
+       {"deletionGracePeriodSeconds", Schema::int64().describe("Grace period, in seconds, the pending deletion was given.")},
+       {"labels", Schema::mapOf(Schema::string()).describe("Key/value pairs that label and field selectors filter on.")},
+       {"annotations",
+        Schema::mapOf(Schema::string()).describe("Free-form key/value data kept with the object; not used for selection.")},
+       {"ownerReferences",
+        Schema::arrayOf(ownerReference)
+            .keyedBy({"uid"})
+            .describe("Objects this one depends on; deleting them cascades to it unless orphaned.")},
+       {"finalizers",
+        Schema::arrayOf(Schema::string())
+            .asSet()
+            .describe("Names of cleanups that must finish before a deleted object disappears; each is removed by its owner.")},
+       {"managedFields", Schema::arrayOf(Schema::any()).describe("Which manager (client) set which fields, by operation.")}});
 }
 
 std::string childPath(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
@@ -133,28 +165,34 @@ void walk(const json& value, const Schema& schema, const std::string& path, std:
 }  // namespace
 
 Schema topLevel(std::map<std::string, Schema> fields) {
-  fields["apiVersion"] = Schema::string();
-  fields["kind"] = Schema::string();
-  fields["metadata"] = objectMeta();
+  fields["apiVersion"] = Schema::string().describe("Group and version of this representation, e.g. autoscaling/v2.");
+  fields["kind"] = Schema::string().describe("The object's type, in CamelCase (e.g. HorizontalPodAutoscaler).");
+  fields["metadata"] =
+      objectMeta().describe("Name, namespace, labels, annotations and what the server tracks about every object.");
   return Schema::object(std::move(fields));
 }
 
 Schema labelSelectorSchema() {
+  const Schema requirement = Schema::object(
+      {{"key", Schema::string().describe("The label key the requirement is about.")},
+       {"operator", Schema::string().describe("In, NotIn, Exists or DoesNotExist.")},
+       {"values", Schema::arrayOf(Schema::string())
+                      .describe("Values for In and NotIn (at least one); must be empty for Exists and DoesNotExist.")}});
   return Schema::object(
-      {{"matchLabels", Schema::mapOf(Schema::string())},
-       {"matchExpressions", Schema::arrayOf(Schema::object({{"key", Schema::string()},
-                                                            {"operator", Schema::string()},
-                                                            {"values", Schema::arrayOf(Schema::string())}}))}});
+      {{"matchLabels", Schema::mapOf(Schema::string()).describe("Labels that must all be present with exactly these values.")},
+       {"matchExpressions",
+        Schema::arrayOf(requirement).describe("Further requirements, all of which must hold (AND-ed with matchLabels).")}});
 }
 
 Schema conditionsSchema() {
-  return Schema::arrayOf(Schema::object({{"type", Schema::string()},
-                                         {"status", Schema::string()},
-                                         {"lastProbeTime", Schema::any()},
-                                         {"lastUpdateTime", Schema::any()},
-                                         {"lastTransitionTime", Schema::any()},
-                                         {"reason", Schema::string()},
-                                         {"message", Schema::string()}}))
+  return Schema::arrayOf(Schema::object(
+      {{"type", Schema::string().describe("Which aspect of the object the condition is about; one entry per type.")},
+       {"status", Schema::string().describe("True, False or Unknown.")},
+       {"lastProbeTime", Schema::any().describe("When the condition was last checked.")},
+       {"lastUpdateTime", Schema::any().describe("When the condition was last written.")},
+       {"lastTransitionTime", Schema::any().describe("When status last changed value.")},
+       {"reason", Schema::string().describe("One CamelCase word saying why status is what it is.")},
+       {"message", Schema::string().describe("A sentence for people with the details behind reason.")}}))
       .keyedBy({"type"});
 }
 
@@ -194,7 +232,9 @@ std::vector<std::string> typeErrors(const json& value, const Schema& schema) {
   return errors;
 }
 
-json toOpenApi(const Schema& schema) {
+namespace {
+
+json openApiShape(const Schema& schema) {
   switch (schema.type) {
     case Schema::Type::Object: {
       json properties = json::object();
@@ -219,6 +259,14 @@ json toOpenApi(const Schema& schema) {
       return {{"x-kubernetes-preserve-unknown-fields", true}};
   }
   return json::object();
+}
+
+}  // namespace
+
+json toOpenApi(const Schema& schema) {
+  json shape = openApiShape(schema);
+  if (!schema.description.empty()) shape["description"] = schema.description;
+  return shape;
 }
 
 }  // namespace fedhpa::api

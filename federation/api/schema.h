@@ -16,6 +16,7 @@ struct Schema {
   std::map<std::string, Schema> properties;  // Object
   std::vector<Schema> element;               // Array items / Map values: exactly one entry
   bool wide = false;                         // Integer: Go's int64 rather than int32
+  std::string description;                   // what `kubectl explain` prints for this field (or type)
   // Array: how server-side apply merges it (Kubernetes' +listType). Atomic unless declared: a
   // list-map's entries are told apart by these fields (+listMapKey), a set's by their value.
   std::vector<std::string> listMapKeys = {};
@@ -32,12 +33,15 @@ struct Schema {
   static Schema intOrString();
   static Schema any();
 
+  // Schema::integer().describe("..."): a copy carrying `text` as its description.
+  Schema describe(std::string text) const;
   // Modifiers of an Array: Schema::arrayOf(container()).keyedBy({"name"}).
   Schema keyedBy(std::vector<std::string> keys) &&;
   Schema asSet() &&;
 };
 
 // The object every served type shares: apiVersion, kind, metadata (ObjectMeta), plus its own fields.
+// Describe the type itself with .describe() on the result.
 Schema topLevel(std::map<std::string, Schema> fields);
 Schema labelSelectorSchema();
 Schema conditionsSchema();

@@ -148,33 +148,23 @@ std::vector<Member> ControllerManager::members() {
 }
 
 void ControllerManager::worker() {
-  while (auto key = queue_.get()) {
+  runWorker(queue_, [this](const std::string& key) {
     const auto started = time_.monotonicTime();
-    bool failed = false;
+    auto observe = [&](bool failed) {
+      metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
+    };
     try {
-      reconciler_.reconcile(*key);
-      queue_.forget(*key);
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(warning) << "reconcile " << *key << ": " << error.what() << "; will retry";
-      queue_.addRateLimited(*key);
-      failed = true;
+      reconciler_.reconcile(key);
+    } catch (...) {
+      observe(true);
+      throw;
     }
-    metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
-    queue_.done(*key);
-  }
+    observe(false);
+  }, "HorizontalPodAutoscaler");
 }
 
 void ControllerManager::deploymentWorker() {
-  while (auto key = deploymentQueue_.get()) {
-    try {
-      deploymentReconciler_.reconcile(*key);
-      deploymentQueue_.forget(*key);
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(warning) << "reconcile deployment " << *key << ": " << error.what() << "; will retry";
-      deploymentQueue_.addRateLimited(*key);
-    }
-    deploymentQueue_.done(*key);
-  }
+  runWorker(deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }, "Deployment");
 }
 
 // Everything again (a resync, a member that came or went), behind whatever events have queued.

@@ -55,23 +55,10 @@ void KarmadaControllers::waitForCachesThenRun() {
   }
   std::lock_guard lock(stopMutex_);
   if (stopping_) return;
-  threads_.emplace_back([this] { work(federatedHpaQueue_, [this](const std::string& key) { federatedHpaReconciler_.reconcile(key); }, "FederatedHPA"); });
-  threads_.emplace_back([this] { work(cronQueue_, [this](const std::string& key) { cronReconciler_.reconcile(key); }, "CronFederatedHPA"); });
+  threads_.emplace_back([this] { runWorker(federatedHpaQueue_, [this](const std::string& key) { federatedHpaReconciler_.reconcile(key); }, "FederatedHPA"); });
+  threads_.emplace_back([this] { runWorker(cronQueue_, [this](const std::string& key) { cronReconciler_.reconcile(key); }, "CronFederatedHPA"); });
   threads_.emplace_back([this] { tickLoop(); });
   FEDHPA_LOG(info) << "FederatedHPA and CronFederatedHPA controllers started";
-}
-
-void KarmadaControllers::work(WorkQueue& queue, const std::function<void(const std::string&)>& reconcile, const char* what) {
-  while (auto key = queue.get()) {
-    try {
-      reconcile(*key);
-      queue.forget(*key);
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(warning) << "reconcile " << what << " " << *key << ": " << error.what() << "; will retry";
-      queue.addRateLimited(*key);
-    }
-    queue.done(*key);
-  }
 }
 
 void KarmadaControllers::tickLoop() {

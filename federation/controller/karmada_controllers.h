@@ -37,7 +37,6 @@ class KarmadaControllers {
   void waitForCachesThenRun();
   void tickLoop();
   bool stopping();
-  static void work(WorkQueue& queue, const std::function<void(const std::string&)>& reconcile, const char* what);
 
   KarmadaOptions options_;
   WorkQueue federatedHpaQueue_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "federation/common/logging.h"
+
 namespace fedhpa::controller {
 
 WorkQueue::WorkQueue(std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay, std::size_t maxResyncInFlight)
@@ -114,6 +116,19 @@ void WorkQueue::runDelays() {
     lock.unlock();
     add(key);
     lock.lock();
+  }
+}
+
+void runWorker(WorkQueue& queue, const std::function<void(const std::string& key)>& reconcile, const std::string& what) {
+  while (auto key = queue.get()) {
+    try {
+      reconcile(*key);
+      queue.forget(*key);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "reconcile " << what << " " << *key << ": " << error.what() << "; will retry";
+      queue.addRateLimited(*key);
+    }
+    queue.done(*key);
   }
 }
 

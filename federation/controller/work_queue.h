@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -56,5 +57,10 @@ class WorkQueue {
   bool shuttingDown_ = false;
   std::thread delays_;
 };
+
+// sample-controller's runWorker: hands the queue's keys to `reconcile` until the queue shuts down.
+// A key whose reconcile throws comes back with the queue's backoff; one that succeeds has its
+// failures forgotten. `what` names the kind of key in the log line of a failure.
+void runWorker(WorkQueue& queue, const std::function<void(const std::string& key)>& reconcile, const std::string& what);
 
 }  // namespace fedhpa::controller

@@ -162,7 +162,8 @@ Scenario parseScenario(const json& document) {
     if (!metricDemand->is_object()) throw ScenarioError("metricDemand: must be an object of metric: {cluster: curve}");
     for (const auto& [metric, byCluster] : metricDemand->items()) {
       const std::string field = "metricDemand." + metric;
-      if (std::none_of(scenario.metrics.begin(), scenario.metrics.end(), [&](const auto& m) { return m.name == metric; }))
+      const std::string& metricName = metric;  // clang 14 lets no lambda capture a structured binding
+      if (std::none_of(scenario.metrics.begin(), scenario.metrics.end(), [&](const auto& m) { return m.name == metricName; }))
         throw ScenarioError(field + ": federated.metrics has no metric of that name");
       if (!byCluster.is_object()) throw ScenarioError(field + ": must be an object of cluster: [[seconds, replicas], ...]");
       for (const auto& [name, curve] : byCluster.items()) {

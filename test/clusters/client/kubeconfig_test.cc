@@ -109,6 +109,23 @@ TEST_F(KubeconfigTest, ErrorsNameTheFileAndTheField) {
   EXPECT_THAT(errorOf([&] { loadKubeconfig({dangling}).resolve("other"); }), HasSubstr("context \"other\" not found"));
   EXPECT_THAT(errorOf([&] { parseKubeconfig("clusters: [{name: c, cluster: {server: s, certificate-authority: rel.crt}}]", "secret"); }),
               HasSubstr("a relative path needs a kubeconfig file"));
+  EXPECT_THAT(errorOf([&] { parseKubeconfig("clusters: [{name: c, cluster: {server: [s]}}]", "secret"); }),
+              HasSubstr("clusters[0].cluster.server: want a string"));
+}
+
+// A member's kubeconfig comes from a Secret: whoever may write it must not be able to hang or
+// exhaust the controller that reads it.
+TEST_F(KubeconfigTest, HostileYamlFromASecretIsAnErrorNotAHang) {
+  // A malformed flow mapping on which yaml-cpp 0.7 (the parser before libyaml) looped for ever.
+  EXPECT_THAT(errorOf([&] { parseKubeconfig(R"({"clusters":[{"name":"c","cluster":{"server":"s"}}],"{ind":"'x","users":[{"na)", "secret"); }),
+              HasSubstr("secret:"));
+  std::string laughs = "a0: &a0 [lol]\n";
+  for (int level = 1; level < 12; ++level) {
+    laughs += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) laughs += (i ? ",*a" : "*a") + std::to_string(level - 1);
+    laughs += "]\n";
+  }
+  EXPECT_THAT(errorOf([&] { parseKubeconfig(laughs, "secret"); }), HasSubstr("expands"));
 }
 
 }  // namespace

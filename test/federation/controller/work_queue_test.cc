@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 #include <thread>
 
 namespace fedhpa::controller {
@@ -80,6 +86,31 @@ TEST(WorkQueue, ShutDownWakesWorkers) {
   std::thread worker([&] { EXPECT_FALSE(queue.get()); });
   queue.shutDown();
   worker.join();
+}
+
+TEST(RunWorker, AFailedKeyComesBackAndTheWorkerEndsWithTheQueue) {
+  WorkQueue queue(std::chrono::milliseconds(10), std::chrono::milliseconds(10));
+  std::mutex mutex;
+  std::condition_variable reconciled;
+  std::vector<std::string> seen;
+  std::thread worker([&] {
+    runWorker(queue, [&](const std::string& key) {
+      std::lock_guard lock(mutex);
+      seen.push_back(key);
+      reconciled.notify_all();
+      if (key == "flaky" && std::count(seen.begin(), seen.end(), "flaky") == 1) throw std::runtime_error("member timed out");
+    }, "test");
+  });
+  queue.add("flaky");
+  queue.add("steady");
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(reconciled.wait_for(lock, std::chrono::seconds(10), [&] { return std::count(seen.begin(), seen.end(), "flaky") == 2; }))
+        << "the key that failed was not tried again";
+  }
+  queue.shutDown();
+  worker.join();  // returns once the queue is shut down
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "steady"), 1) << "a key that succeeded is not tried again";
 }
 
 }  // namespace
