@@ -88,6 +88,17 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
   shares.assign(n, 0);
   if (n == 0 || total <= 0) return;
 
+  // Equal weights and no cap that could bind (the common case: no preferences): total / n
+  // each, the remainder to the lowest indices, which is what the general path below computes.
+  const bool equalWeights = std::all_of(weights.begin(), weights.end(),
+                                        [&](Replicas x) { return x > 0 && x == weights.front(); });
+  if (equalWeights && std::all_of(caps.begin(), caps.end(), [&](Replicas c) { return c >= total; })) {
+    const Replicas each = total / static_cast<Replicas>(n);
+    const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
+    for (std::size_t i = 0; i < n; ++i) shares[i] = each + (i < extra ? 1 : 0);
+    return;
+  }
+
   Scratch::Array w = scratch.copy(weights);
   if (std::all_of(weights.begin(), weights.end(), [](Replicas x) { return x <= 0; })) {
     w.get().assign(n, 1);
