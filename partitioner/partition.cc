@@ -175,12 +175,13 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
     const std::optional<Limits> before =
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
-    plan.clusters[i].name.assign(views[i].name);
+    // The same federation replans under the same names: compare before copying.
+    if (plan.clusters[i].name != views[i].name) plan.clusters[i].name.assign(views[i].name);
     plan.clusters[i].limits = after;
     if (before == after) continue;
     if (moves == plan.moves.size()) plan.moves.emplace_back();
     Move& move = plan.moves[moves++];
-    move.cluster.assign(views[i].name);
+    if (move.cluster != views[i].name) move.cluster.assign(views[i].name);
     move.before = before;
     move.after = after;
     std::string& reason = schedule.reasons[i];

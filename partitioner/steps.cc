@@ -54,10 +54,20 @@ struct Exchange {
 Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
                   const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
-  Exchange result{scratch.copy(spares), scratch.zeros(n), std::min(sum(spares), sum(wants))};
-  levelDown(result.given, scratch.zeros(n), result.amount, scratch);
+  const Replicas spare = sum(spares), wanted = sum(wants);
+  // The side whose whole total moves needs no levelling: every donor gives all its spare, or
+  // every receiver gets all it wants.
+  if (spare <= wanted) {
+    Exchange result{scratch.copy(spares), scratch.copy(wants), spare};
+    if (spare < wanted) {
+      result.received.get().assign(n, 0);
+      levelUp(result.received, wants, spare, scratch);
+    }
+    return result;
+  }
+  Exchange result{scratch.copy(spares), scratch.copy(wants), wanted};
+  levelDown(result.given, scratch.zeros(n), wanted, scratch);
   for (std::size_t i = 0; i < n; ++i) result.given[i] = spares[i] - result.given[i];
-  levelUp(result.received, wants, result.amount, scratch);
   return result;
 }
 
