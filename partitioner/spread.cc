@@ -112,7 +112,7 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
   // Water-filling: clusters whose cap is below their proportional share get their cap, in order
   // of cap per weight; the rest share what is left in proportion.
-  Scratch::Array order = scratch.zeros(n);
+  Scratch::Array order = scratch.overwritten(n);
   std::iota(order.get().begin(), order.get().end(), Replicas{0});
   const auto at = [](Replicas index) { return static_cast<std::size_t>(index); };
   std::sort(order.get().begin(), order.get().end(), [&](Replicas ia, Replicas ib) {
