@@ -13,10 +13,8 @@ namespace {
 std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) {
   if (!hpa.metrics.empty()) return needFromMetrics(hpa.metrics, hpa.status.current);
   if (!hpa.status.cpuUtilizationPercent || !target) return std::nullopt;
-  MetricReading cpu;
-  cpu.targetValue = static_cast<double>(*target);
-  cpu.current = static_cast<double>(*hpa.status.cpuUtilizationPercent);
-  const auto replicas = replicasForMetric(cpu, hpa.status.current);
+  const auto replicas = replicasForReading(static_cast<double>(*hpa.status.cpuUtilizationPercent),
+                                           static_cast<double>(*target), hpa.status.current);
   if (!replicas) return std::nullopt;
   return Need{*replicas, -1};
 }
@@ -24,7 +22,7 @@ std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) 
 void appendDecimal(std::string& text, double value) {
   char buffer[32];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (ec == std::errc()) text.append(buffer, end);
+  if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
 }
 
 Limits clamped(Limits limits) {
@@ -60,7 +58,7 @@ Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) 
 void appendNumber(std::string& text, Replicas value) {
   char buffer[24];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (ec == std::errc()) text.append(buffer, end);
+  if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
 }
 
 std::string ClusterView::usage(std::optional<Replicas> target) const {
@@ -131,16 +129,13 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
   views.clear();
   for (const ClusterState* clusterPointer : clusters) {
     const ClusterState& cluster = *clusterPointer;
-    ClusterView view;
+    ClusterView& view = views.emplace_back();  // built in place: a view is a few cache lines
     view.name = cluster.name;
     view.weight = cluster.preferences.weight.value_or(1);
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    if (!cluster.hpa) {
-      views.push_back(view);
-      continue;
-    }
+    if (!cluster.hpa) continue;
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
     const Limits limits = clamped(hpa.limits);
@@ -187,7 +182,6 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
       view.minToKeep = std::min(limits.min,
                                 std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
     }
-    views.push_back(view);
   }
 }
 

@@ -41,11 +41,11 @@ struct ClusterView {
   // The metric that decided the need, when a metric list did; points into the input clusters.
   const MetricReading* needMetric = nullptr;
 
-  Replicas maxNeeded = 0;
+  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
   // Reclaim: the max this cluster keeps while another is saturated. Below maxInUse when its
   // metrics say it needs fewer replicas than it holds (its HPA is still inside its scale-down
   // stabilisation): its need plus kReclaimMargin, never below its min or preference floor.
-  Replicas maxKeptUnderPressure = 0;  // extra max a saturated cluster asks for (demand)
+  Replicas maxKeptUnderPressure = 0;
   Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
   Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
 

@@ -7,8 +7,13 @@
 namespace fedhpa::partitioner {
 
 std::optional<Replicas> replicasForMetric(const MetricReading& metric, Replicas current) {
-  if (!metric.current || !(metric.targetValue > 0) || current <= 0) return std::nullopt;
-  const double ratio = *metric.current / metric.targetValue;
+  if (!metric.current) return std::nullopt;
+  return replicasForReading(*metric.current, metric.targetValue, current);
+}
+
+std::optional<Replicas> replicasForReading(double reading, double target, Replicas current) {
+  if (!(target > 0) || current <= 0) return std::nullopt;
+  const double ratio = reading / target;
   if (!std::isfinite(ratio) || ratio < 0) return std::nullopt;
   if (std::abs(1.0 - ratio) <= kHpaTolerance) return current;
   const double replicas = std::ceil(ratio * static_cast<double>(current));

@@ -19,6 +19,9 @@ inline constexpr double kHpaTolerance = 0.1;
 // pod, so ceil(total / target per pod) is the same ceil(r * current). Empty when the metric has
 // no reading, its target is not positive, or nothing runs (an HPA at 0 replicas does not scale).
 std::optional<Replicas> replicasForMetric(const MetricReading& metric, Replicas current);
+// The same for a reading and its target given as numbers (the CPU utilisation a status reports
+// against the federated target, with no metric list to build).
+std::optional<Replicas> replicasForReading(double reading, double target, Replicas current);
 
 struct Need {
   Replicas replicas = 0;

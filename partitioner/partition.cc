@@ -31,6 +31,18 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 namespace {
 
+// A reconcile loop plans the same federation again and again, and its clusters come in the same
+// order each time: the order the last plan sorted them into (kept in `keyed`) is reused when the
+// names it gives are strictly increasing, which is one comparison per cluster instead of a sort.
+bool previousOrderStillHolds(const std::vector<ClusterState>& clusters,
+                             const std::vector<Workspace::State::Keyed>& keyed) {
+  if (keyed.size() != clusters.size()) return false;
+  for (std::size_t i = 1; i < keyed.size(); ++i) {
+    if (!(clusters[keyed[i - 1].index].name < clusters[keyed[i].index].name)) return false;
+  }
+  return true;
+}
+
 // The clusters in name order, as pointers into the input (the input is not copied). Names in a
 // federation tend to share a long prefix ("member1", "member2", ...), so each name is keyed by
 // the 8 bytes after the prefix they all share, packed big-endian into one integer, and the keys
@@ -42,6 +54,10 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   for (const ClusterState& c : clusters) order.push_back(&c);
   const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
   if (std::is_sorted(order.begin(), order.end(), byItsName)) return;
+  if (previousOrderStillHolds(clusters, ws.keyed)) {
+    for (std::size_t i = 0; i < ws.keyed.size(); ++i) order[i] = &clusters[ws.keyed[i].index];
+    return;
+  }
 
   const std::string& first = clusters.front().name;
   std::size_t shared = first.size();
@@ -85,6 +101,9 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
                 order.begin() + static_cast<std::ptrdiff_t>(end), byItsName);
     }
     i = end;
+  }
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    keyed[i].index = static_cast<std::uint32_t>(order[i] - clusters.data());
   }
 }
 
@@ -156,12 +175,13 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
     const std::optional<Limits> before =
         views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
-    plan.clusters[i].name.assign(views[i].name);
+    // The same federation replans under the same names: compare before copying.
+    if (plan.clusters[i].name != views[i].name) plan.clusters[i].name.assign(views[i].name);
     plan.clusters[i].limits = after;
     if (before == after) continue;
     if (moves == plan.moves.size()) plan.moves.emplace_back();
     Move& move = plan.moves[moves++];
-    move.cluster.assign(views[i].name);
+    if (move.cluster != views[i].name) move.cluster.assign(views[i].name);
     move.before = before;
     move.after = after;
     std::string& reason = schedule.reasons[i];

@@ -42,7 +42,7 @@ struct Schedule {
   }
 
   Scratch::Array maxes() {
-    Scratch::Array values = scratch.zeros(limits.size());
+    Scratch::Array values = scratch.overwritten(limits.size());
     for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
   }

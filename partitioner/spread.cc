@@ -13,27 +13,31 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 
 // The shared engine of levelDown and levelUp: lowers the highest values first, never below
 // floors, by `amount` in total. Sweeps the breakpoints (each value and each floor) from the top,
-// so it costs a sort, whatever the sizes of the numbers.
+// so it costs a sort, whatever the sizes of the numbers. With sign -1 it works on the negated
+// values and floors (raising the lowest first is lowering the highest first of the negated
+// values), read and written through the sign, so no negated copies are made.
 Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                           Replicas amount, TieOrder ties, Scratch& scratch) {
+                           Replicas amount, Replicas sign, TieOrder ties, Scratch& scratch) {
   const std::size_t n = values.size();
+  const auto value = [&](std::size_t i) { return sign * values[i]; };
+  const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
   Replicas available = 0;
-  for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, values[i] - floors[i]);
+  for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, value(i) - floorOf(i));
   if (amount <= 0 || available == 0) return 0;
   if (available <= amount) {
-    for (std::size_t i = 0; i < n; ++i) values[i] = std::min(values[i], floors[i]);
+    for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
     return available;
   }
 
-  // Events: going down, cluster i starts giving at values[i] and stops at floors[i]. Each is one
+  // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is one
   // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
   // +-kNoCap, far from overflow), so sorting them is sorting plain integers.
   Scratch::Array events = scratch.zeros(0);
   std::vector<Replicas>& packed = events;
   for (std::size_t i = 0; i < n; ++i) {
-    if (values[i] > floors[i]) {
-      packed.push_back(2 * values[i] + 1);
-      packed.push_back(2 * floors[i]);
+    if (value(i) > floorOf(i)) {
+      packed.push_back(2 * value(i) + 1);
+      packed.push_back(2 * floorOf(i));
     }
   }
   std::sort(packed.begin(), packed.end(), std::greater<>());
@@ -59,13 +63,15 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   // finalLevel, and the first `extra` of them (in tie order) one lower; those whose value is
   // below `level` were never reached.
   const auto lower = [&](std::size_t i) {
-    if (values[i] <= floors[i]) return;
-    const bool stillGiving = values[i] >= level && floors[i] < level;
-    values[i] = std::min(values[i], std::max(finalLevel, floors[i]));
+    const Replicas v = value(i), f = floorOf(i);
+    if (v <= f) return;
+    const bool stillGiving = v >= level && f < level;
+    Replicas lowered = std::min(v, std::max(finalLevel, f));
     if (stillGiving && extra > 0) {
-      values[i] -= 1;
+      lowered -= 1;
       --extra;
     }
+    values[i] = sign * lowered;
   };
   if (ties == TieOrder::LowerIndexFirst) {
     for (std::size_t i = 0; i < n; ++i) lower(i);
@@ -88,6 +94,17 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
   shares.assign(n, 0);
   if (n == 0 || total <= 0) return;
 
+  // Equal weights and no cap that could bind (the common case: no preferences): total / n
+  // each, the remainder to the lowest indices, which is what the general path below computes.
+  const bool equalWeights = std::all_of(weights.begin(), weights.end(),
+                                        [&](Replicas x) { return x > 0 && x == weights.front(); });
+  if (equalWeights && std::all_of(caps.begin(), caps.end(), [&](Replicas c) { return c >= total; })) {
+    const Replicas each = total / static_cast<Replicas>(n);
+    const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
+    for (std::size_t i = 0; i < n; ++i) shares[i] = each + (i < extra ? 1 : 0);
+    return;
+  }
+
   Scratch::Array w = scratch.copy(weights);
   if (std::all_of(weights.begin(), weights.end(), [](Replicas x) { return x <= 0; })) {
     w.get().assign(n, 1);
@@ -95,7 +112,7 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
   // Water-filling: clusters whose cap is below their proportional share get their cap, in order
   // of cap per weight; the rest share what is left in proportion.
-  Scratch::Array order = scratch.zeros(n);
+  Scratch::Array order = scratch.overwritten(n);
   std::iota(order.get().begin(), order.get().end(), Replicas{0});
   const auto at = [](Replicas index) { return static_cast<std::size_t>(index); };
   std::sort(order.get().begin(), order.get().end(), [&](Replicas ia, Replicas ib) {
@@ -144,22 +161,12 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
 Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
                    Replicas amount, Scratch& scratch) {
-  return lowerHighestFirst(values, floors, amount, TieOrder::HigherIndexFirst, scratch);
+  return lowerHighestFirst(values, floors, amount, +1, TieOrder::HigherIndexFirst, scratch);
 }
 
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
                  Replicas amount, Scratch& scratch) {
-  // Raising the lowest first is lowering the highest first of the negated values.
-  Scratch::Array negated = scratch.zeros(values.size());
-  Scratch::Array negatedCaps = scratch.zeros(caps.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    negated[i] = -values[i];
-    negatedCaps[i] = -caps[i];
-  }
-  const Replicas given =
-      lowerHighestFirst(negated, negatedCaps, amount, TieOrder::LowerIndexFirst, scratch);
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = -negated[i];
-  return given;
+  return lowerHighestFirst(values, caps, amount, -1, TieOrder::LowerIndexFirst, scratch);
 }
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,

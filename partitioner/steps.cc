@@ -39,7 +39,7 @@ void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, std
 // The amount each cluster lost between two vectors.
 Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
                           const std::vector<Replicas>& to) {
-  Scratch::Array d = scratch.zeros(from.size());
+  Scratch::Array d = scratch.overwritten(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
   return d;
 }
@@ -54,10 +54,20 @@ struct Exchange {
 Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
                   const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
-  Exchange result{scratch.copy(spares), scratch.zeros(n), std::min(sum(spares), sum(wants))};
-  levelDown(result.given, scratch.zeros(n), result.amount, scratch);
+  const Replicas spare = sum(spares), wanted = sum(wants);
+  // The side whose whole total moves needs no levelling: every donor gives all its spare, or
+  // every receiver gets all it wants.
+  if (spare <= wanted) {
+    Exchange result{scratch.copy(spares), scratch.copy(wants), spare};
+    if (spare < wanted) {
+      result.received.get().assign(n, 0);
+      levelUp(result.received, wants, spare, scratch);
+    }
+    return result;
+  }
+  Exchange result{scratch.copy(spares), scratch.copy(wants), wanted};
+  levelDown(result.given, scratch.zeros(n), wanted, scratch);
   for (std::size_t i = 0; i < n; ++i) result.given[i] = spares[i] - result.given[i];
-  levelUp(result.received, wants, result.amount, scratch);
   return result;
 }
 
@@ -81,7 +91,7 @@ Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
   const std::vector<Replicas>& tiers = tiersArray;
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
   Scratch::Array spareLeft = scratch.copy(spares);
-  Scratch::Array tierWants = scratch.zeros(n), tierSpares = scratch.zeros(n);
+  Scratch::Array tierWants = scratch.overwritten(n), tierSpares = scratch.overwritten(n);
   for (const Replicas receiverTier : tiers) {
     for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
     for (auto donorTier = tiers.rbegin(); donorTier != tiers.rend(); ++donorTier) {
@@ -164,7 +174,8 @@ void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int s
 void fairShares(const std::vector<ClusterView>& views, Replicas total,
                 std::vector<Replicas>& shares, Scratch& scratch) {
   const std::size_t n = views.size();
-  Scratch::Array floors = scratch.zeros(n), caps = scratch.zeros(n), weights = scratch.zeros(n);
+  Scratch::Array floors = scratch.overwritten(n), caps = scratch.overwritten(n),
+                 weights = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
     floors[i] = views[i].preferredFloor;
     weights[i] = views[i].weight;
@@ -302,7 +313,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   if (deficit <= 0) return;
   // 3. the lowest local max first, within preference caps; 4. caps or not.
   Scratch::Array maxes = schedule.maxes();
-  Scratch::Array caps = scratch.zeros(n);
+  Scratch::Array caps = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
   deficit -= levelUp(maxes, caps, deficit, scratch);
   if (deficit > 0) {
@@ -321,7 +332,7 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   const Replicas federated = spec.limits.max;
   if (total == federated) return;
   const std::size_t n = views.size();
-  Scratch::Array before = schedule.scratch.zeros(2 * n);
+  Scratch::Array before = schedule.scratch.overwritten(2 * n);
   for (std::size_t i = 0; i < n; ++i) {
     before[i] = schedule.limits[i].max;
     before[n + i] = schedule.limits[i].min;
@@ -474,8 +485,8 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  Scratch::Array before = scratch.zeros(n), mins = scratch.zeros(n), floors = scratch.zeros(n),
-                 caps = scratch.zeros(n);
+  Scratch::Array before = scratch.overwritten(n), mins = scratch.overwritten(n),
+                 floors = scratch.overwritten(n), caps = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& l = schedule.limits[i];
     before[i] = l.min;

@@ -331,5 +331,25 @@ TEST_P(BothPolicies, InputOrderDoesNotMatter) {
   EXPECT_EQ(first.clusters.front().name, "a");
 }
 
+// A workspace remembers the order it last sorted the clusters into; a federation of the same size
+// in another order, or with other names, must still be planned in name order.
+TEST_P(BothPolicies, ReusedWorkspaceSortsEachFederationAfresh) {
+  std::vector<ClusterState> clusters = {
+      Cluster("m10").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
+      Cluster("m9").hpa(1, 5).running(1, 1).cpu(10).scaledAgo(600s), Cluster("m2")};
+  Workspace workspace;
+  const Plan first = partition(federated(2, 10), clusters, policy(GetParam()), kNow, workspace);
+  EXPECT_EQ(first.clusters.front().name, "m10");
+  std::rotate(clusters.begin(), clusters.begin() + 1, clusters.end());
+  EXPECT_EQ(partition(federated(2, 10), clusters, policy(GetParam()), kNow, workspace).clusters,
+            first.clusters);
+  clusters[2].name = "m0";  // was "m10": the remembered order no longer sorts these names
+  const Plan renamed = partition(federated(2, 10), clusters, policy(GetParam()), kNow, workspace);
+  ASSERT_EQ(renamed.clusters.size(), 3u);
+  EXPECT_EQ(renamed.clusters[0].name, "m0");
+  EXPECT_EQ(renamed.clusters[1].name, "m2");
+  EXPECT_EQ(renamed.clusters[2].name, "m9");
+}
+
 }  // namespace
 }  // namespace fedhpa::partitioner
