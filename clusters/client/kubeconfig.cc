@@ -128,7 +128,12 @@ Kubeconfig parse(const std::string& yaml, const std::string& source, const std::
   }
   Kubeconfig config;
   // An empty file is an empty kubeconfig (kubectl's view); a second document is ignored, as kubectl does.
-  const json root = documents.empty() ? json::object() : api::machinery::parseUntrustedJson(documents.front());
+  json root = json::object();
+  try {
+    if (!documents.empty()) root = api::machinery::parseUntrustedJson(documents.front());
+  } catch (const api::machinery::JsonInputError& error) {
+    throw KubeconfigError(source + ": " + error.what());
+  }
   mergeDocument(config, root, source, base);
   return config;
 }

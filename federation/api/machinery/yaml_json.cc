@@ -3,6 +3,8 @@
 #include <yaml.h>
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,6 +34,8 @@ std::string plainScalar(const std::string& text) {
   if (std::regex_match(text, trues)) return "true";
   if (std::regex_match(text, falses)) return "false";
   if (text.size() <= 64 && (std::regex_match(text, integer) || std::regex_match(text, decimal))) {
+    // Beyond a double's range go-yaml's float parse fails and the scalar stays a string.
+    if (std::isinf(std::strtod(text.c_str(), nullptr))) return quote(text);
     std::string number = text.front() == '+' ? text.substr(1) : text;
     // JSON wants a digit on both sides of the point.
     if (number.find('.') != std::string::npos) {

@@ -126,6 +126,9 @@ TEST_F(KubeconfigTest, HostileYamlFromASecretIsAnErrorNotAHang) {
     laughs += "]\n";
   }
   EXPECT_THAT(errorOf([&] { parseKubeconfig(laughs, "secret"); }), HasSubstr("expands"));
+  // Found by kubeconfig_fuzz: a number beyond a double's range ended the process.
+  EXPECT_THAT(errorOf([&] { parseKubeconfig("666666666E66666666666 ", "secret"); }), HasSubstr("not a kubeconfig"));
+  EXPECT_EQ(parseKubeconfig("current-context: 1e999\n", "secret").currentContext, "1e999");
 }
 
 }  // namespace

@@ -50,6 +50,15 @@ TEST(YamlToJson, PlainScalarsTakeYaml11TypesAndQuotedOnesStayStrings) {
   EXPECT_EQ(value["i"], "text\n");
 }
 
+// Found by kubeconfig_fuzz: a number beyond a double's range made JSON that nothing could parse.
+TEST(YamlToJson, NumbersBeyondADoubleStayStringsAndTheRestParse) {
+  const json value = one("big: 666666666E66666666666\ntiny: 1e-99999\nlong: 99999999999999999999\nneg: -1e400\n");
+  EXPECT_EQ(value["big"], "666666666E66666666666");
+  EXPECT_EQ(value["neg"], "-1e400");
+  EXPECT_TRUE(value["tiny"].is_number());
+  EXPECT_TRUE(value["long"].is_number());
+}
+
 TEST(YamlToJson, KeysAreStringsWhateverTheyLookLike) {
   EXPECT_EQ(one("1: a\ntrue: b\n"), (json{{"1", "a"}, {"true", "b"}}));
   EXPECT_THROW(yamlToJsonDocuments("? [a]\n: b\n", kLimits), YamlError);
