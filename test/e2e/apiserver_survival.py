@@ -174,18 +174,24 @@ def main():
             fed.ok(f"memory stays bounded while it is not read ({growth:.0f} MB growth)")
         else:
             fed.not_ok("memory stays bounded while it is not read", f"RSS grew by {growth:.0f} MB")
+        # Cut off means gone: what was queued for it must not keep trickling out after the cut.
         received = b""
+        ended = False
         watcher.settimeout(10)
+        deadline = time.time() + 20
         try:
-            while True:
+            while time.time() < deadline:
                 data = watcher.recv(1 << 20)
                 if not data:
+                    ended = True
                     break
                 received += data
         except OSError:
-            pass
+            ended = True
         events = len(re.findall(rb'"type":"(?:ADDED|MODIFIED)"}', received))
-        if events < EVENTS:
+        if not ended:
+            fed.not_ok("its connection ended", f"data still arriving after 20 s ({events} events so far)")
+        elif events < EVENTS:
             fed.ok(f"its connection ended after {events} of {EVENTS + 1} events")
         else:
             fed.not_ok("its connection ended early", f"it received all {events} events")

@@ -159,7 +159,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       // may not change while a read and a write are both pending.)
       self->requestTimer_.expires_after(self->context_.options.streamStallTimeout);
       self->requestTimer_.async_wait([self](beast::error_code ec) {
-        if (!ec) self->shutdown();
+        if (!ec) self->reset();
       });
       self->send("0\r\n\r\n", [self] { self->shutdown(); });
       self->markClosed();
@@ -417,7 +417,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     auto self = this->shared_from_this();
     net::post(stream_.get_executor(), [self] {
       self->streamEnded_ = true;
-      self->shutdown();
+      self->reset();
     });
   }
 
@@ -479,6 +479,19 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (ec) return self->shutdown();
       self->drain();
     });
+  }
+
+  // Closes with a reset: what the kernel still holds for this client is dropped as well. A client
+  // that stopped reading would otherwise get it trickled out after the close, one segment per
+  // retransmission timeout, for as long as it keeps its end open.
+  void reset() {
+    markClosed();
+    requestTimer_.cancel();
+    stallTimer_.cancel();
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().set_option(net::socket_base::linger(true, 0), ignored);
+    beast::get_lowest_layer(stream_).close();
+    slot_.reset();
   }
 
   void shutdown() {
