@@ -201,6 +201,7 @@ void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
 KeyValue Cacher::applied(KeyValue written) {
   Resource* resource = resourceOf(written.key);
   if (!resource || insideBackendCallback) return written;
+  restartIfEnded(*resource);  // an ended storage watch would never show the write: list it instead
   std::unique_lock lock(resource->mutex);
   if (!resource->advanced.wait_for(lock, options_.applyWait,
                                    [&] { return resource->cache->revision() >= written.modRevision; }))
