@@ -16,10 +16,13 @@
 namespace fedhpa::storage {
 namespace {
 
-// SQLite, counting the lists that reach it.
+// SQLite, counting the lists that reach it; its watches can be ended as an etcd watch ends when its
+// stream broke and the history it would resume from was compacted: silent, ended() true.
 class CountingStorage final : public Storage {
  public:
   explicit CountingStorage(std::atomic<int>& lists) : backend_(SqliteStorage::openInMemory({})), lists_(lists) {}
+  Storage& backend() { return *backend_; }
+  void endWatches() { *watchesEnded_ = true; }
   std::optional<KeyValue> get(const std::string& key) override { return backend_->get(key); }
   ListResult list(const ListOptions& options) override {
     ++lists_;
@@ -31,14 +34,32 @@ class CountingStorage final : public Storage {
   }
   KeyValue remove(const std::string& key, Revision expected) override { return backend_->remove(key, expected); }
   std::unique_ptr<Watch> watch(const std::string& prefix, Revision after, WatchCallback onEvent) override {
-    return backend_->watch(prefix, after, std::move(onEvent));
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    watchesEnded_ = ended;
+    return std::make_unique<EndableWatch>(
+        backend_->watch(prefix, after, [ended, onEvent = std::move(onEvent)](const WatchEvent& event) {
+          if (!*ended) onEvent(event);
+        }),
+        ended);
   }
   Revision currentRevision() override { return backend_->currentRevision(); }
   Revision oldestRevision() override { return backend_->oldestRevision(); }
 
  private:
+  class EndableWatch final : public Watch {
+   public:
+    EndableWatch(std::unique_ptr<Watch> inner, std::shared_ptr<std::atomic<bool>> ended)
+        : inner_(std::move(inner)), ended_(std::move(ended)) {}
+    bool ended() const override { return *ended_; }
+
+   private:
+    std::unique_ptr<Watch> inner_;
+    std::shared_ptr<std::atomic<bool>> ended_;
+  };
+
   std::unique_ptr<Storage> backend_;
   std::atomic<int>& lists_;
+  std::shared_ptr<std::atomic<bool>> watchesEnded_;  // the latest watch's (the cacher has one prefix)
 };
 
 class EventCounter {
@@ -68,9 +89,12 @@ class CacherTest : public ::testing::Test {
     CacherOptions options;
     options.resourcePrefixes = {"/r/"};
     options.watcherQueueLimit = watcherQueueLimit;
-    return std::make_unique<Cacher>(std::make_unique<CountingStorage>(backendLists_), options, time_);
+    auto backend = std::make_unique<CountingStorage>(backendLists_);
+    backend_ = backend.get();
+    return std::make_unique<Cacher>(std::move(backend), options, time_);
   }
   std::atomic<int> backendLists_{0};
+  CountingStorage* backend_ = nullptr;
   testing::FakeTimeSource time_;
 };
 
@@ -140,6 +164,25 @@ TEST_F(CacherTest, AWatchBeforeTheWindowIsExpired) {
   EventCounter events;
   auto watch = cacher->watch("/r/", start + 1, events.callback());
   EXPECT_EQ(events.waitFor(1).size(), 1u);
+}
+
+TEST_F(CacherTest, WhenItsStorageWatchEndsTheCacheListsAgainAndItsWatchersEnd) {
+  auto cacher = makeCacher();
+  cacher->create("/r/a", "v");
+  EventCounter events;
+  auto watch = cacher->watch("/r/", cacher->currentRevision(), events.callback());
+  backend_->endWatches();
+  backend_->backend().create("/r/missed", "v");  // the ended storage watch does not deliver it
+  EXPECT_TRUE(watch->ended()) << "its watcher must list again: the cache missed events";
+  const int listsBefore = backendLists_;
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 2u) << "the cache listed the storage again";
+  EXPECT_EQ(backendLists_, listsBefore + 1);
+  EventCounter after;
+  auto again = cacher->watch("/r/", cacher->currentRevision(), after.callback());
+  EXPECT_FALSE(again->ended());
+  cacher->create("/r/b", "v");
+  EXPECT_EQ(after.waitFor(1).size(), 1u) << "and watches it again";
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 3u);
 }
 
 }  // namespace
