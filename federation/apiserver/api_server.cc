@@ -271,6 +271,11 @@ ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
                      std::vector<std::shared_ptr<const api::ResourceType>> resources, ApiServerOptions options)
     : storage_(std::move(storage)),
       options_(std::move(options)) {
+  if (options_.watchCache) {
+    storage::CacherOptions cacher = *options_.watchCache;
+    for (const auto& resource : resources) cacher.resourcePrefixes.push_back(ResourceStore::resourcePrefix(*resource));
+    storage_ = std::make_unique<storage::Cacher>(std::move(storage_), std::move(cacher), time_);
+  }
   dispatcher_ = std::make_shared<Dispatcher>(*storage_, std::move(resources), options_);
   if (ResourceStore* namespaces = dispatcher_->rest().find("", "namespaces")) {
     for (const auto& name : options_.initialNamespaces) {

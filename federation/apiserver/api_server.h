@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "federation/api/resource.h"
 #include "federation/apiserver/authz/secure_handler.h"
 #include "federation/apiserver/http/server.h"
 #include "federation/apiserver/resource_store.h"
+#include "federation/common/time_source.h"
+#include "federation/storage/cacher.h"
 #include "federation/storage/storage.h"
 
 namespace fedhpa::apiserver {
@@ -33,6 +36,9 @@ struct ApiServerOptions {
   std::chrono::seconds minRequestTimeout{1800};
   // Threads that serve LIST and deletecollection, away from the HTTP threads.
   int heavyRequestWorkers = 2;
+  // kube-apiserver's --watch-cache: lists and watches served from a cache in front of the storage
+  // (its resourcePrefixes are filled in from the served resources). nullopt: straight to storage.
+  std::optional<storage::CacherOptions> watchCache = storage::CacherOptions{};
 };
 
 class ApiServer {
@@ -55,6 +61,7 @@ class ApiServer {
  private:
   class Dispatcher;
   authz::RbacStores rbacStores();
+  RealTimeSource time_;  // the watch cache's history age
   std::unique_ptr<storage::Storage> storage_;
   std::shared_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<http::Server> server_;

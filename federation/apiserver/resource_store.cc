@@ -92,11 +92,14 @@ ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, stor
                              NamespaceAdmission namespaceAdmission)
     : type_(std::move(type)), storage_(storage), namespaceAdmission_(std::move(namespaceAdmission)) {}
 
+std::string ResourceStore::resourcePrefix(const api::ResourceType& type) {
+  const auto& names = type.names();
+  return "/" + (names.group.empty() ? std::string("core") : names.group) + "/" + names.resource + "/";
+}
+
 std::string ResourceStore::keyPrefix(const std::string& namespaceName) const {
-  const auto& names = type_->names();
-  std::string prefix = "/" + (names.group.empty() ? std::string("core") : names.group) + "/" +
-                       names.resource + "/";
-  if (names.namespaced && !namespaceName.empty()) prefix += namespaceName + "/";
+  std::string prefix = resourcePrefix(*type_);
+  if (type_->names().namespaced && !namespaceName.empty()) prefix += namespaceName + "/";
   return prefix;
 }
 

@@ -68,6 +68,8 @@ class ResourceStore {
                 NamespaceAdmission namespaceAdmission = {});
 
   const api::ResourceType& type() const { return *type_; }
+  // The key prefix of every object of a resource type (in every namespace).
+  static std::string resourcePrefix(const api::ResourceType& type);
 
   json create(const std::string& namespaceName, json object, bool dryRun);
   json get(const std::string& namespaceName, const std::string& name);

@@ -38,6 +38,7 @@ int apiserverMain(int argc, char** argv) {
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
 
   apiserver::ApiServerOptions serverOptions;
+  serverOptions.watchCache = watchCacheOptions(storageFlags);
   auto error = httpOptionsFrom(listen, serve, serverOptions.http);
   if (!error) error = requestLimitsFrom(limits, serverOptions);
   if (error) {

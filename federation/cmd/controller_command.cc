@@ -275,6 +275,7 @@ int upMain(int argc, char** argv) {
   serverOptions.http.clientCaFile = writePrivate("ca.crt", ca.certificate);
   serverOptions.security.mode = apiserver::authz::AuthorizationMode::Rbac;
   serverOptions.security.auditLogPath = auditLogPath;
+  serverOptions.watchCache = watchCacheOptions(storageFlags);
   // One on SQLite, or several on one etcd, each with a storage of its own.
   std::vector<std::unique_ptr<apiserver::ApiServer>> federationServers;
   std::vector<std::string> federationUrls;

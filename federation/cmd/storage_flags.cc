@@ -27,7 +27,18 @@ void addStorageFlags(po::options_description& options, StorageFlags& flags, cons
       ("etcd-prefix", po::value<std::string>(&flags.etcdPrefix)->default_value("/registry"), "the prefix of every key in etcd")
       ("etcd-cafile", po::value<std::string>(&flags.etcdCaFile), "CA that signed the etcd servers' certificates (https endpoints)")
       ("etcd-certfile", po::value<std::string>(&flags.etcdCertFile), "client certificate to present to etcd")
-      ("etcd-keyfile", po::value<std::string>(&flags.etcdKeyFile), "key of --etcd-certfile");
+      ("etcd-keyfile", po::value<std::string>(&flags.etcdKeyFile), "key of --etcd-certfile")
+      ("watch-cache", po::value<bool>(&flags.watchCache)->default_value(true),
+       "serve lists and watches from a cache in front of the storage (--watch-cache=false: from the storage)")
+      ("default-watch-cache-size", po::value<std::size_t>(&flags.defaultWatchCacheSize)->default_value(1000),
+       "events of history the watch cache keeps per resource (also at most 5 minutes of them); 0 turns the cache off");
+}
+
+std::optional<storage::CacherOptions> watchCacheOptions(const StorageFlags& flags) {
+  if (!flags.watchCache || flags.defaultWatchCacheSize == 0) return std::nullopt;
+  storage::CacherOptions options;
+  options.limits.historySize = flags.defaultWatchCacheSize;
+  return options;
 }
 
 std::variant<std::unique_ptr<storage::Storage>, std::string> openStorage(const StorageFlags& flags) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "federation/storage/cacher.h"
 #include "federation/storage/storage.h"
 
 namespace fedhpa::cmd {
@@ -19,6 +20,8 @@ struct StorageFlags {
   std::string etcdCaFile;
   std::string etcdCertFile;
   std::string etcdKeyFile;
+  bool watchCache = true;                // kube-apiserver's --watch-cache
+  std::size_t defaultWatchCacheSize = 1000;  // events of history per resource; 0: no watch cache
 };
 
 void addStorageFlags(boost::program_options::options_description& options, StorageFlags& flags,
@@ -27,5 +30,8 @@ void addStorageFlags(boost::program_options::options_description& options, Stora
 // The storage the flags name, or what is wrong with them. etcd is waited for a while (it may be
 // starting next to the API server, as in a host cluster), then Unavailable is reported.
 std::variant<std::unique_ptr<storage::Storage>, std::string> openStorage(const StorageFlags& flags);
+
+// The watch cache the flags ask for, nullopt when they turn it off.
+std::optional<storage::CacherOptions> watchCacheOptions(const StorageFlags& flags);
 
 }  // namespace fedhpa::cmd

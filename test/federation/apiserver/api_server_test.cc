@@ -43,6 +43,7 @@ class ApiServerTest : public ::testing::Test {
     ApiServerOptions options;
     options.http.port = 0;
     options.http.maxRequestBodyBytes = 64 * 1024;
+    options.watchCache->limits.historySize = storageOptions.historyLimit;  // the watch cache's window: as short
     server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory(storageOptions),
                                           api::federationResources(), options);
     port_ = server_->start();

@@ -81,6 +81,7 @@ class RequestLimitsTest : public ::testing::Test {
   void start(ApiServerOptions options) {
     auto storage = std::make_unique<GatedStorage>();
     gate_ = storage.get();
+    options.watchCache.reset();  // the lists must reach the gated storage
     server_ = std::make_unique<ApiServer>(std::move(storage), api::federationResources(), options);
     port_ = server_->start();
   }

@@ -1,5 +1,6 @@
 // One conformance suite for every Storage backend: written against the interface, instantiated
-// per backend (SQLite on disk and in memory, and etcd: a real one, started once for the suite).
+// per backend (SQLite on disk and in memory, and etcd: a real one, started once for the suite),
+// and for the watch cache in front of SQLite and of etcd: the cacher must be a Storage like any.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "federation/storage/cacher.h"
 #include "federation/storage/etcd_storage.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/federation/storage/etcd_process.h"
@@ -23,19 +25,41 @@ struct Backend {
   std::function<std::unique_ptr<Storage>(const std::filesystem::path& dir, std::size_t historyLimit)> open;
 };
 
+// The cacher caches "/r/" (the keys most tests use); other prefixes pass through to the backend.
+std::unique_ptr<Storage> cached(std::unique_ptr<Storage> backend, std::size_t historyLimit) {
+  static RealTimeSource time;
+  CacherOptions options;
+  options.resourcePrefixes = {"/r/"};
+  options.limits.historySize = historyLimit;
+  return std::make_unique<Cacher>(std::move(backend), options, time);
+}
+
+// One etcd for the whole suite; each test its own key prefix (etcd's revisions are shared).
+testing::EtcdProcess& sharedEtcd() {
+  static testing::EtcdProcess etcd("conformance");
+  return etcd;
+}
+
+std::unique_ptr<Storage> openEtcd(const std::filesystem::path& dir, std::size_t limit) {
+  EtcdOptions options;
+  options.client.endpoints = {sharedEtcd().clientUrl()};
+  options.prefix = "/test" + dir.string();
+  options.historyLimit = limit;
+  return EtcdStorage::open(options);
+}
+
 std::vector<Backend> backends() {
   return {{"SqliteFile",
            [](const std::filesystem::path& dir, std::size_t limit) { return SqliteStorage::open(dir, {limit}); }},
           {"SqliteMemory",
            [](const std::filesystem::path&, std::size_t limit) { return SqliteStorage::openInMemory({limit}); }},
-          // One etcd for the whole suite; each test its own key prefix (etcd's revisions are shared).
-          {"Etcd", [](const std::filesystem::path& dir, std::size_t limit) {
-             static testing::EtcdProcess etcd("conformance");
-             EtcdOptions options;
-             options.client.endpoints = {etcd.clientUrl()};
-             options.prefix = "/test" + dir.string();
-             options.historyLimit = limit;
-             return EtcdStorage::open(options);
+          {"Etcd", openEtcd},
+          {"CachedSqliteFile",
+           [](const std::filesystem::path& dir, std::size_t limit) {
+             return cached(SqliteStorage::open(dir, {limit}), limit);
+           }},
+          {"CachedEtcd", [](const std::filesystem::path& dir, std::size_t limit) {
+             return cached(openEtcd(dir, limit), limit);
            }}};
 }
 

@@ -1,0 +1,270 @@
+#include "federation/storage/cacher.h"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <deque>
+#include <thread>
+
+#include "federation/common/logging.h"
+
+namespace fedhpa::storage {
+
+namespace {
+
+// Set while this thread runs a backend watch callback: a write made there must not wait for the
+// cache to apply it, since applying it needs this very thread.
+thread_local bool insideBackendCallback = false;
+
+}  // namespace
+
+// One watcher: its own queue of shared events, drained on the delivery pool one at a time, so
+// that its callbacks keep revision order and a slow one holds only its own queue.
+class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
+ public:
+  Watcher(std::string prefix, Revision after, std::size_t limit, WatchCallback callback,
+          boost::asio::thread_pool& pool)
+      : prefix_(std::move(prefix)), after_(after), limit_(limit), callback_(std::move(callback)), pool_(pool) {}
+
+  const std::string& prefix() const { return prefix_; }
+
+  // False once the watcher is closed: cancelled, or fallen behind by more than its limit now.
+  bool enqueue(const SharedEvent& event) {
+    std::lock_guard lock(mutex_);
+    if (cancelled_ || fellBehind_) return false;
+    if (event->kv.modRevision <= after_) return true;  // it started after this one
+    if (queue_.size() >= limit_) {
+      fellBehind_ = true;
+      queue_.clear();
+      FEDHPA_LOG(warning) << "watch cache: closing a watcher of " << prefix_ << " that fell " << limit_
+                          << " events behind";
+      return false;
+    }
+    queue_.push_back(event);
+    if (!scheduled_) {
+      scheduled_ = true;
+      boost::asio::post(pool_, [self = shared_from_this()] { self->drain(); });
+    }
+    return true;
+  }
+
+  void close() {
+    std::lock_guard lock(mutex_);
+    fellBehind_ = true;
+    queue_.clear();
+  }
+
+  bool closed() {
+    std::lock_guard lock(mutex_);
+    return fellBehind_;
+  }
+
+  // No callback runs after this returns, unless it is called from the callback itself.
+  void cancel() {
+    std::unique_lock lock(mutex_);
+    cancelled_ = true;
+    queue_.clear();
+    idle_.wait(lock, [&] { return delivering_ == std::thread::id() || delivering_ == std::this_thread::get_id(); });
+  }
+
+ private:
+  void drain() {
+    std::unique_lock lock(mutex_);
+    while (!cancelled_ && !queue_.empty()) {
+      const SharedEvent event = std::move(queue_.front());
+      queue_.pop_front();
+      delivering_ = std::this_thread::get_id();
+      lock.unlock();
+      callback_(*event);
+      lock.lock();
+      delivering_ = std::thread::id();
+      idle_.notify_all();
+    }
+    scheduled_ = false;
+  }
+
+  const std::string prefix_;
+  const Revision after_;
+  const std::size_t limit_;
+  const WatchCallback callback_;
+  boost::asio::thread_pool& pool_;
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::deque<SharedEvent> queue_;
+  bool scheduled_ = false;
+  bool cancelled_ = false;
+  bool fellBehind_ = false;
+  std::thread::id delivering_;
+};
+
+struct Cacher::Resource {
+  explicit Resource(std::string prefix) : prefix(std::move(prefix)) {}
+  const std::string prefix;
+  std::mutex startMutex;  // one (re)start at a time
+  std::mutex mutex;       // cache and watchers
+  std::condition_variable advanced;
+  std::optional<WatchCache> cache;
+  std::list<std::shared_ptr<Watcher>> watchers;
+  std::shared_ptr<Watch> backendWatch;  // shared: ended() is asked without holding startMutex
+};
+
+class Cacher::CacheWatch final : public Watch {
+ public:
+  CacheWatch(Resource& resource, std::shared_ptr<Watcher> watcher, std::shared_ptr<Watch> backendWatch)
+      : resource_(resource), watcher_(std::move(watcher)), backendWatch_(std::move(backendWatch)) {}
+  ~CacheWatch() override {
+    watcher_->cancel();
+    std::lock_guard lock(resource_.mutex);
+    resource_.watchers.remove(watcher_);
+  }
+  // Fallen behind, or the cache's own backend watch ended (it lists again on its next use).
+  bool ended() const override { return watcher_->closed() || backendWatch_->ended(); }
+
+ private:
+  Resource& resource_;
+  std::shared_ptr<Watcher> watcher_;
+  std::shared_ptr<Watch> backendWatch_;
+};
+
+Cacher::Cacher(std::unique_ptr<Storage> backend, CacherOptions options, TimeSource& time)
+    : backend_(std::move(backend)),
+      options_(std::move(options)),
+      time_(time),
+      delivery_(static_cast<std::size_t>(std::max(1, options_.deliveryThreads))) {
+  for (const auto& prefix : options_.resourcePrefixes) {
+    resources_.push_back(std::make_unique<Resource>(prefix));
+    start(*resources_.back());
+  }
+}
+
+Cacher::~Cacher() {
+  for (auto& resource : resources_) {
+    std::shared_ptr<Watch> backendWatch;
+    {
+      std::lock_guard lock(resource->mutex);
+      backendWatch = std::move(resource->backendWatch);
+    }
+    backendWatch.reset();  // outside the lock: its destructor waits for a callback that takes it
+  }
+  delivery_.join();
+}
+
+Cacher::Resource* Cacher::resourceOf(const std::string& keyOrPrefix) {
+  for (auto& resource : resources_)
+    if (keyOrPrefix.starts_with(resource->prefix)) return resource.get();
+  return nullptr;
+}
+
+void Cacher::start(Resource& resource) {
+  const ListResult listed = backend_->list({resource.prefix, {}, {}, ""});
+  {
+    std::lock_guard lock(resource.mutex);
+    resource.cache.emplace(resource.prefix, listed, options_.limits, time_);
+    // Watchers of the cache before this list would miss what happened in between: they list again.
+    for (auto& watcher : resource.watchers) watcher->close();
+    resource.watchers.clear();
+  }
+  std::shared_ptr<Watch> backendWatch =
+      backend_->watch(resource.prefix, listed.revision, [this, &resource](const WatchEvent& event) {
+        onBackendEvent(resource, event);
+      });
+  std::lock_guard lock(resource.mutex);
+  resource.backendWatch = std::move(backendWatch);
+}
+
+void Cacher::restartIfEnded(Resource& resource) {
+  std::lock_guard startLock(resource.startMutex);
+  std::shared_ptr<Watch> ended;
+  {
+    std::lock_guard lock(resource.mutex);
+    if (resource.backendWatch && !resource.backendWatch->ended()) return;
+    ended = std::move(resource.backendWatch);
+  }
+  ended.reset();
+  FEDHPA_LOG(info) << "watch cache: the storage watch of " << resource.prefix << " ended; listing again";
+  start(resource);
+}
+
+void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
+  insideBackendCallback = true;
+  const auto shared = std::make_shared<const WatchEvent>(event);
+  {
+    std::lock_guard lock(resource.mutex);
+    resource.cache->apply(shared);
+    std::erase_if(resource.watchers, [&](const std::shared_ptr<Watcher>& watcher) {
+      return event.kv.key.starts_with(watcher->prefix()) && !watcher->enqueue(shared);
+    });
+  }
+  resource.advanced.notify_all();
+  insideBackendCallback = false;
+}
+
+KeyValue Cacher::applied(KeyValue written) {
+  Resource* resource = resourceOf(written.key);
+  if (!resource || insideBackendCallback) return written;
+  restartIfEnded(*resource);  // an ended storage watch would never show the write: list it instead
+  std::unique_lock lock(resource->mutex);
+  if (!resource->advanced.wait_for(lock, options_.applyWait,
+                                   [&] { return resource->cache->revision() >= written.modRevision; }))
+    FEDHPA_LOG(warning) << "watch cache: " << written.key << " at revision " << written.modRevision
+                        << " not seen by the cache in " << options_.applyWait.count() << "s";
+  return written;
+}
+
+std::optional<KeyValue> Cacher::get(const std::string& key) { return backend_->get(key); }
+
+ListResult Cacher::list(const ListOptions& options) {
+  Resource* resource = resourceOf(options.prefix);
+  if (!resource) return backend_->list(options);
+  restartIfEnded(*resource);
+  {
+    std::lock_guard lock(resource->mutex);
+    if (auto result = resource->cache->list(options)) return std::move(*result);
+  }
+  return backend_->list(options);  // a revision the cache holds no snapshot of
+}
+
+KeyValue Cacher::create(const std::string& key, const std::string& value) {
+  return applied(backend_->create(key, value));
+}
+
+KeyValue Cacher::update(const std::string& key, const std::string& value, Revision expectedModRevision) {
+  return applied(backend_->update(key, value, expectedModRevision));
+}
+
+KeyValue Cacher::remove(const std::string& key, Revision expectedModRevision) {
+  return applied(backend_->remove(key, expectedModRevision));
+}
+
+std::unique_ptr<Watch> Cacher::watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) {
+  Resource* resource = resourceOf(prefix);
+  if (!resource) return backend_->watch(prefix, afterRevision, std::move(onEvent));
+  const Revision current = backend_->currentRevision();
+  if (afterRevision > current)
+    throw StorageError(StorageError::Code::Expired, "revision " + std::to_string(afterRevision) +
+                                                        " is newer than the storage's " + std::to_string(current));
+  restartIfEnded(*resource);
+  std::lock_guard lock(resource->mutex);
+  auto backlog = resource->cache->eventsAfter(afterRevision, prefix);
+  if (!backlog)
+    throw StorageError(StorageError::Code::Expired,
+                       "revision " + std::to_string(afterRevision) + " is older than the watch cache's window (from " +
+                           std::to_string(resource->cache->windowStart()) + ")");
+  auto watcher = std::make_shared<Watcher>(prefix, afterRevision, options_.watcherQueueLimit + backlog->size(),
+                                           std::move(onEvent), delivery_);
+  for (const auto& event : *backlog) watcher->enqueue(event);
+  resource->watchers.push_back(watcher);
+  return std::make_unique<CacheWatch>(*resource, std::move(watcher), resource->backendWatch);
+}
+
+Revision Cacher::currentRevision() { return backend_->currentRevision(); }
+
+Revision Cacher::oldestRevision() {
+  Revision oldest = backend_->oldestRevision();
+  for (auto& resource : resources_) {
+    std::lock_guard lock(resource->mutex);
+    oldest = std::max(oldest, resource->cache->windowStart());
+  }
+  return oldest;
+}
+
+}  // namespace fedhpa::storage

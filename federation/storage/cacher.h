@@ -1,0 +1,70 @@
+// kube-apiserver's cacher: a Storage in front of another (SQLite or etcd) that keeps, per
+// resource, a WatchCache fed by ONE watch on the backend, and serves from it:
+//   - list (no atRevision: the current state; atRevision: a snapshot a first page kept, else the
+//     backend), paged in O(page);
+//   - watch, from the cache's history (Expired before its window) and then live, each event stored
+//     once and shared by every watcher; a watcher whose queue passes its limit is closed (ended()),
+//     and lists and watches again, rather than letting memory grow.
+// Writes and get go to the backend (get is a quorum read, as kube-apiserver's GET without
+// resourceVersion). A write returns once the cache has applied it, so that this server's lists
+// read its own writes. Keys outside every cached prefix pass straight through.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+#include <condition_variable>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "federation/common/time_source.h"
+#include "federation/storage/storage.h"
+#include "federation/storage/watch_cache.h"
+
+namespace fedhpa::storage {
+
+struct CacherOptions {
+  std::vector<std::string> resourcePrefixes;  // one per resource: "/apps/deployments/"
+  WatchCacheLimits limits;
+  // Events a watcher may have waiting beyond the history it started with before it is closed.
+  std::size_t watcherQueueLimit = 1000;
+  int deliveryThreads = 2;  // call the watchers' callbacks, so that a slow one holds no other
+  // How long a write waits for the cache to apply it before returning anyway.
+  std::chrono::seconds applyWait{10};
+};
+
+class Cacher final : public Storage {
+ public:
+  // Lists every resource prefix from the backend and watches it (throws what the backend throws).
+  Cacher(std::unique_ptr<Storage> backend, CacherOptions options, TimeSource& time);
+  ~Cacher() override;
+
+  std::optional<KeyValue> get(const std::string& key) override;
+  ListResult list(const ListOptions& options) override;
+  KeyValue create(const std::string& key, const std::string& value) override;
+  KeyValue update(const std::string& key, const std::string& value, Revision expectedModRevision) override;
+  KeyValue remove(const std::string& key, Revision expectedModRevision) override;
+  std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) override;
+  Revision currentRevision() override;
+  Revision oldestRevision() override;
+
+ private:
+  class Watcher;
+  class CacheWatch;
+  struct Resource;
+
+  Resource* resourceOf(const std::string& keyOrPrefix);
+  void start(Resource& resource);
+  void restartIfEnded(Resource& resource);
+  void onBackendEvent(Resource& resource, const WatchEvent& event);
+  KeyValue applied(KeyValue written);
+
+  std::unique_ptr<Storage> backend_;
+  CacherOptions options_;
+  TimeSource& time_;
+  boost::asio::thread_pool delivery_;
+  std::vector<std::unique_ptr<Resource>> resources_;
+};
+
+}  // namespace fedhpa::storage

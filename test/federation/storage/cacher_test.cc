@@ -1,0 +1,189 @@
+// The cacher over a real SQLite store: lists served from memory, watchers that fall behind closed
+// without holding up the others, and resuming after that.
+#include "federation/storage/cacher.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+
+#include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/fake_time_source.h"
+
+namespace fedhpa::storage {
+namespace {
+
+// SQLite, counting the lists that reach it; its watches can be ended as an etcd watch ends when its
+// stream broke and the history it would resume from was compacted: silent, ended() true.
+class CountingStorage final : public Storage {
+ public:
+  explicit CountingStorage(std::atomic<int>& lists) : backend_(SqliteStorage::openInMemory({})), lists_(lists) {}
+  Storage& backend() { return *backend_; }
+  void endWatches() { *watchesEnded_ = true; }
+  std::optional<KeyValue> get(const std::string& key) override { return backend_->get(key); }
+  ListResult list(const ListOptions& options) override {
+    ++lists_;
+    return backend_->list(options);
+  }
+  KeyValue create(const std::string& key, const std::string& value) override { return backend_->create(key, value); }
+  KeyValue update(const std::string& key, const std::string& value, Revision expected) override {
+    return backend_->update(key, value, expected);
+  }
+  KeyValue remove(const std::string& key, Revision expected) override { return backend_->remove(key, expected); }
+  std::unique_ptr<Watch> watch(const std::string& prefix, Revision after, WatchCallback onEvent) override {
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    watchesEnded_ = ended;
+    return std::make_unique<EndableWatch>(
+        backend_->watch(prefix, after, [ended, onEvent = std::move(onEvent)](const WatchEvent& event) {
+          if (!*ended) onEvent(event);
+        }),
+        ended);
+  }
+  Revision currentRevision() override { return backend_->currentRevision(); }
+  Revision oldestRevision() override { return backend_->oldestRevision(); }
+
+ private:
+  class EndableWatch final : public Watch {
+   public:
+    EndableWatch(std::unique_ptr<Watch> inner, std::shared_ptr<std::atomic<bool>> ended)
+        : inner_(std::move(inner)), ended_(std::move(ended)) {}
+    bool ended() const override { return *ended_; }
+
+   private:
+    std::unique_ptr<Watch> inner_;
+    std::shared_ptr<std::atomic<bool>> ended_;
+  };
+
+  std::unique_ptr<Storage> backend_;
+  std::atomic<int>& lists_;
+  std::shared_ptr<std::atomic<bool>> watchesEnded_;  // the latest watch's (the cacher has one prefix)
+};
+
+class EventCounter {
+ public:
+  WatchCallback callback() {
+    return [this](const WatchEvent& event) {
+      std::lock_guard lock(mutex_);
+      revisions_.push_back(event.kv.modRevision);
+      changed_.notify_all();
+    };
+  }
+  std::vector<Revision> waitFor(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::seconds(10), [&] { return revisions_.size() >= count; });
+    return revisions_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Revision> revisions_;
+};
+
+class CacherTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Cacher> makeCacher(std::size_t watcherQueueLimit = 1000) {
+    CacherOptions options;
+    options.resourcePrefixes = {"/r/"};
+    options.watcherQueueLimit = watcherQueueLimit;
+    auto backend = std::make_unique<CountingStorage>(backendLists_);
+    backend_ = backend.get();
+    return std::make_unique<Cacher>(std::move(backend), options, time_);
+  }
+  std::atomic<int> backendLists_{0};
+  CountingStorage* backend_ = nullptr;
+  testing::FakeTimeSource time_;
+};
+
+TEST_F(CacherTest, ListsAndContinuePagesComeFromMemory) {
+  auto cacher = makeCacher();
+  for (int i = 0; i < 50; ++i) cacher->create("/r/" + std::to_string(100 + i), "v");
+  const int listsAtStart = backendLists_;
+  ListResult page = cacher->list({"/r/", {}, 20, ""});
+  std::size_t seen = page.items.size();
+  std::size_t writtenMeanwhile = 0;
+  while (page.more) {
+    cacher->create("/r/0-written-meanwhile-" + std::to_string(++writtenMeanwhile), "v");
+    page = cacher->list({"/r/", page.revision, 20, page.items.back().key});
+    seen += page.items.size();
+  }
+  EXPECT_EQ(seen, 50u) << "the pages read the first page's moment";
+  EXPECT_EQ(writtenMeanwhile, 2u);
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 52u) << "and a new list reads now";
+  EXPECT_EQ(backendLists_, listsAtStart) << "no list reached the storage";
+  cacher->list({"/other/", {}, {}, ""});
+  EXPECT_EQ(backendLists_, listsAtStart + 1) << "an uncached prefix passes through";
+}
+
+TEST_F(CacherTest, AWatcherThatFallsBehindIsClosedAndTheOthersGoOn) {
+  auto cacher = makeCacher(5);
+  const Revision start = cacher->currentRevision();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> slowSeen{0};
+  Revision slowLast = 0;
+  auto slow = cacher->watch("/r/", start, [&](const WatchEvent& event) {
+    slowLast = event.kv.modRevision;
+    ++slowSeen;
+    released.wait();  // a client that stopped reading
+  });
+  EventCounter fast;
+  auto fastWatch = cacher->watch("/r/", start, fast.callback());
+  for (std::size_t i = 0; i < 20; ++i) {
+    cacher->create("/r/" + std::to_string(i), "v");
+    // One at a time, so that the fast watcher never has 5 waiting, however loaded the machine.
+    ASSERT_EQ(fast.waitFor(i + 1).size(), i + 1) << "the slow watcher holds nothing up";
+  }
+  EXPECT_TRUE(slow->ended()) << "20 events behind with room for 5";
+  EXPECT_FALSE(fastWatch->ended());
+  release.set_value();
+  cacher->create("/r/after", "v");
+  EXPECT_EQ(fast.waitFor(21).size(), 21u);
+  slow.reset();
+  EXPECT_EQ(slowSeen, 1) << "nothing more is delivered to a closed watcher";
+  EventCounter resumed;
+  auto again = cacher->watch("/r/", slowLast, resumed.callback());
+  EXPECT_EQ(resumed.waitFor(20).size(), 20u) << "it resumes from the last event it saw";
+}
+
+TEST_F(CacherTest, AWatchBeforeTheWindowIsExpired) {
+  auto cacher = makeCacher();
+  const Revision start = cacher->currentRevision();
+  cacher->create("/r/a", "v");
+  time_.advance(std::chrono::seconds(301));  // older than the default history age
+  cacher->create("/r/b", "v");
+  try {
+    cacher->watch("/r/", start, [](const WatchEvent&) {});
+    FAIL() << "no Expired";
+  } catch (const StorageError& error) {
+    EXPECT_EQ(error.code(), StorageError::Code::Expired);
+  }
+  EventCounter events;
+  auto watch = cacher->watch("/r/", start + 1, events.callback());
+  EXPECT_EQ(events.waitFor(1).size(), 1u);
+}
+
+TEST_F(CacherTest, WhenItsStorageWatchEndsTheCacheListsAgainAndItsWatchersEnd) {
+  auto cacher = makeCacher();
+  cacher->create("/r/a", "v");
+  EventCounter events;
+  auto watch = cacher->watch("/r/", cacher->currentRevision(), events.callback());
+  backend_->endWatches();
+  backend_->backend().create("/r/missed", "v");  // the ended storage watch does not deliver it
+  EXPECT_TRUE(watch->ended()) << "its watcher must list again: the cache missed events";
+  const int listsBefore = backendLists_;
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 2u) << "the cache listed the storage again";
+  EXPECT_EQ(backendLists_, listsBefore + 1);
+  EventCounter after;
+  auto again = cacher->watch("/r/", cacher->currentRevision(), after.callback());
+  EXPECT_FALSE(again->ended());
+  cacher->create("/r/b", "v");
+  EXPECT_EQ(after.waitFor(1).size(), 1u) << "and watches it again";
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 3u);
+}
+
+}  // namespace
+}  // namespace fedhpa::storage
