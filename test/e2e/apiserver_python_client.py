@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The official Python Kubernetes client (Debian python3-kubernetes) against `fedhpa apiserver`:
 create, list, get, patch, watch and delete an HPA. Usage: apiserver_python_client.py path/to/fedhpa"""
-import subprocess
+import os
 import sys
 import tempfile
 import threading
@@ -9,23 +9,8 @@ import threading
 from kubernetes import client, watch
 from kubernetes.client.rest import ApiException
 
-failures = []
-passed = []
-
-
-def check(name, condition, detail=""):
-    print(("ok - " if condition else "not ok - ") + name + ("" if condition else f"\n    {detail}"))
-    (passed if condition else failures).append(name)
-
-
-def start_server(binary, data_dir):
-    server = subprocess.Popen([binary, "apiserver", "--listen", "127.0.0.1:0", "--data-dir", data_dir],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    ready = server.stdout.readline().strip()
-    if not ready.startswith("listening on http://"):
-        server.kill()
-        sys.exit(f"apiserver did not start: {ready!r}")
-    return server, ready[len("listening on "):]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyclient_lib import check, start_server, summary  # noqa: E402
 
 
 # python3-kubernetes 22 (Debian 12) knows autoscaling/v1, so this also exercises the v1 view of
@@ -97,8 +82,7 @@ def main():
         finally:
             server.terminate()
             server.wait(10)
-    print(f"{len(passed)} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

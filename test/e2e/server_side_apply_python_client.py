@@ -5,30 +5,15 @@ with ?fieldManager= and ?force=. That version's REST layer serialises only JSON 
 the configuration is handed over already serialised (a dict body fails inside the client, before
 any request). Usage: server_side_apply_python_client.py path/to/fedhpa"""
 import json
-import subprocess
+import os
 import sys
 import tempfile
 
 from kubernetes import client, dynamic
 from kubernetes.client.rest import ApiException
 
-failures = []
-passed = []
-
-
-def check(name, condition, detail=""):
-    print(("ok - " if condition else "not ok - ") + name + ("" if condition else f"\n    {detail}"))
-    (passed if condition else failures).append(name)
-
-
-def start_server(binary, data_dir):
-    server = subprocess.Popen([binary, "apiserver", "--listen", "127.0.0.1:0", "--data-dir", data_dir],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    ready = server.stdout.readline().strip()
-    if not ready.startswith("listening on http://"):
-        server.kill()
-        sys.exit(f"apiserver did not start: {ready!r}")
-    return server, ready[len("listening on "):]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyclient_lib import check, start_server, summary  # noqa: E402
 
 
 def config(max_replicas):
@@ -85,8 +70,7 @@ def main():
         finally:
             server.terminate()
             server.wait()
-    print(f"{len(passed)} passed, {len(failures)} failed")
-    sys.exit(1 if failures else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":
