@@ -17,13 +17,22 @@ namespace {
 using nlohmann::json;
 
 // A watch stream that the peer left at once: the first write fails, as on a closed connection,
-// so a watch costs one request and leaves nothing behind.
+// so a watch costs one request and leaves nothing behind. Writes may come from the watch cache's
+// delivery threads while the harness reads what was received.
 class ClosedStream : public http::ResponseStream {
  public:
   bool write(std::string chunk) override {
-    received_ += chunk;
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_) return false;
+      received_ += chunk;
+    }
     close();
     return false;
+  }
+  std::string received() const {
+    std::lock_guard lock(mutex_);
+    return received_;
   }
   void close() override {
     std::function<void()> callback;
@@ -49,9 +58,9 @@ class ClosedStream : public http::ResponseStream {
     }
     callback();
   }
-  std::string received_;
 
  private:
+  std::string received_;
   mutable std::mutex mutex_;
   bool closed_ = false;
   std::function<void()> onClosed_;
@@ -87,7 +96,7 @@ class CapturingResponder : public http::Responder {
     streamed = stream_ != nullptr;
     if (stream_) {
       stream_->close();
-      response_.body = stream_->received_;
+      response_.body = stream_->received();
     }
     return std::move(response_);
   }
