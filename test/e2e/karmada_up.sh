@@ -10,13 +10,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 KARMADA=$HERE/../../manifests/karmada
 source "$HERE/lib.sh"
 
-"$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
-  --hpa-scale-forbidden-window 0 >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
-KUBECONFIG_FILE=$(sed -n 's/^kubeconfig: //p' "$E2E_DIR/up.out")
-k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
-fed() { k --context=federation-cluster "$@"; }
+start_up
 
 # "min max" of NAMESPACE/nginx's HPA in every member, "-" where it has none.
 limits() {

@@ -34,6 +34,19 @@ start_fedhpa() {
   echo "fedhpa $1 did not become ready:"; cat "$E2E_DIR/server.err"; exit 1
 }
 
+# start_up [FLAGS...]: `fedhpa up` (apiserver, three member-sims and the controller in one process)
+# with short periods, plus FLAGS; sets SERVER_PID and KUBECONFIG_FILE, the kubeconfig it wrote
+# (contexts federation-cluster, member1..3), which k (any context) and fed use.
+start_up() {
+  "$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --hpa-sync-period 1s \
+    --cluster-probe-period 1s --resync-period 2s --hpa-scale-forbidden-window 0 "$@" >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
+  KUBECONFIG_FILE=$(sed -n 's/^kubeconfig: //p' "$E2E_DIR/up.out")
+}
+k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
+fed() { k --context=federation-cluster "$@"; }
+
 stop_server() {
   local signal=${1:-TERM}
   kill "-$signal" "$SERVER_PID"

@@ -7,14 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
 source "$HERE/lib.sh"
 
-"$FEDHPA" up --data-dir "$E2E_DIR/up/data" --kubeconfig-out "$E2E_DIR/up/kubeconfig" --audit-log-path "$E2E_DIR/up/audit.log" --hpa-sync-period 1s --cluster-probe-period 1s --resync-period 2s \
-  --hpa-scale-forbidden-window 0 >"$E2E_DIR/up.out" 2>"$E2E_DIR/up.err" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do grep -q '^kubeconfig:' "$E2E_DIR/up.out" && break; sleep 0.1; done
-KUBECONFIG_FILE=$(sed -n 's/^kubeconfig: //p' "$E2E_DIR/up.out")
-k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
-fed() { k --context=federation-cluster "$@"; }
-
+start_up --audit-log-path "$E2E_DIR/up/audit.log"
 
 # "min max" of php-apache in every member, "-" where it has none, e.g. "1 4|1 3|1 3".
 limits() {
