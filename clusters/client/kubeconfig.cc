@@ -119,7 +119,7 @@ void mergeDocument(Kubeconfig& config, const json& root, const std::string& sour
 
 Kubeconfig parse(const std::string& yaml, const std::string& source, const std::optional<std::filesystem::path>& base) {
   // A kubeconfig may come from a Secret anyone with write access to it wrote: bounded as a request body is.
-  const api::machinery::YamlLimits limits{api::machinery::kMaxJsonDepth, 1024 * 1024 + 4 * yaml.size()};
+  const auto limits = api::machinery::YamlLimits::forUntrusted(yaml.size());
   std::vector<std::string> documents;
   try {
     documents = api::machinery::yamlToJsonDocuments(yaml, limits);

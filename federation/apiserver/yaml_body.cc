@@ -1,15 +1,12 @@
 #include "federation/apiserver/yaml_body.h"
 
-#include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/machinery/yaml_json.h"
 #include "federation/api/status.h"
 
 namespace fedhpa::apiserver {
 
 std::string yamlToJson(const std::string& yaml) {
-  // Without aliases JSON is at most a few times longer than its YAML (quotes and commas for
-  // indentation); beyond that the YAML is a "billion laughs".
-  const api::machinery::YamlLimits limits{api::machinery::kMaxJsonDepth, 1024 * 1024 + 4 * yaml.size()};
+  const auto limits = api::machinery::YamlLimits::forUntrusted(yaml.size());
   std::vector<std::string> documents;
   try {
     documents = api::machinery::yamlToJsonDocuments(yaml, limits);

@@ -207,6 +207,8 @@ DocumentWriter& inDocument(std::optional<DocumentWriter>& document) {
 
 }  // namespace
 
+YamlLimits YamlLimits::forUntrusted(std::size_t yamlBytes) { return {kMaxJsonDepth, 1024 * 1024 + 4 * yamlBytes}; }
+
 std::vector<std::string> yamlToJsonDocuments(const std::string& yaml, const YamlLimits& limits) {
   Parser parser(yaml);
   std::vector<std::string> documents;

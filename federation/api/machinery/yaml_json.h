@@ -20,6 +20,11 @@ class YamlError : public std::runtime_error {
 struct YamlLimits {
   std::size_t maxDepth;
   std::size_t maxJsonBytes;  // per document, and again for the text anchors keep
+
+  // For untrusted YAML (a request body, a kubeconfig from a Secret): JSON bodies' nesting depth,
+  // and JSON a few times the YAML's length (quotes and commas for indentation) plus 1 MiB;
+  // anything beyond that is expansion by aliases, a "billion laughs".
+  static YamlLimits forUntrusted(std::size_t yamlBytes);
 };
 
 // The JSON text of every document in the stream, in order. Plain scalars take YAML 1.1's implicit
