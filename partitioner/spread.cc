@@ -171,7 +171,6 @@ Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& cap
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers) {
-  transfers.clear();
   std::size_t from = 0;
   std::size_t to = 0;
   Replicas leftFrom = takes.empty() ? 0 : takes[0];

@@ -9,30 +9,19 @@ namespace fedhpa::partitioner {
 namespace {
 
 
-// Records "max 3 -> 5" (and the min, when it moved) for every cluster the step changed.
+// Records a cause of `kind` (the limits before and after) for every cluster the step changed.
 // `before` holds each cluster's max then, at n + i, its min, as they were before the step.
-void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, std::string_view why,
+void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
     const Limits then{before[n + i], before[i]};
     if (now == then) continue;
-    std::string& reason = schedule.reasons[i];
-    if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-    if (!reason.empty()) reason += "; ";
-    reason += why;
-    appendNumber(reason, federated);
-    reason += ": max ";
-    appendNumber(reason, then.max);
-    reason += " -> ";
-    appendNumber(reason, now.max);
-    if (now.min != then.min) {
-      reason += ", min ";
-      appendNumber(reason, then.min);
-      reason += " -> ";
-      appendNumber(reason, now.min);
-    }
+    Cause& cause = schedule.because(i, kind);
+    cause.federated = federated;
+    cause.before = then;
+    cause.after = now;
   }
 }
 
@@ -111,37 +100,25 @@ Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
   return total;
 }
 
-// Reasons on both sides of an exchange, one per cluster that gave or received, written straight
-// into the schedule: "saturated (...): received max 2 from member2, 1 from member3",
-// "...: gave max 2 to member1". why(text, i) appends the cause and is asked only for those
-// clusters. pairTransfers sweeps donors and receivers in index order, so each cluster's transfers
-// are consecutive.
-template <typename ReceiverWhy, typename DonorWhy>
-void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
-                     const Exchange& ex, std::string_view what, ReceiverWhy receiverWhy,
-                     DonorWhy donorWhy) {
+// Causes on both sides of an exchange, one per cluster that gave or received, each naming its
+// transfers (pairTransfers keeps each cluster's transfers consecutive on either side).
+void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receiverKind,
+                     Cause::Kind donorKind) {
   std::vector<Transfer>& transfers = schedule.transfers;
+  const std::size_t first = transfers.size();
   pairTransfers(ex.given, ex.received, transfers);
-  const auto write = [&](bool receivers, auto why) {
+  const auto record = [&](bool receivers, Cause::Kind kind) {
     const auto self = [&](const Transfer& t) { return receivers ? t.to : t.from; };
-    for (std::size_t k = 0; k < transfers.size();) {
+    for (std::size_t k = first; k < transfers.size();) {
       const std::size_t i = self(transfers[k]);
-      std::string& reason = schedule.reasons[i];
-      if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-      if (!reason.empty()) reason += "; ";
-      why(reason, i);
-      reason += receivers ? ": received " : ": gave ";
-      reason += what;
-      for (bool first = true; k < transfers.size() && self(transfers[k]) == i; ++k, first = false) {
-        reason += first ? " " : ", ";
-        appendNumber(reason, transfers[k].amount);
-        reason += receivers ? " from " : " to ";
-        reason += views[receivers ? transfers[k].from : transfers[k].to].name;
-      }
+      Cause& cause = schedule.because(i, kind);
+      cause.firstTransfer = k;
+      while (k < transfers.size() && self(transfers[k]) == i) ++k;
+      cause.transferCount = k - cause.firstTransfer;
     }
   };
-  write(true, receiverWhy);
-  write(false, donorWhy);
+  record(true, receiverKind);
+  record(false, donorKind);
 }
 
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -153,12 +130,6 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
     spares[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse);
   }
   return spares;
-}
-
-void unusedMax(std::string& text, const ClusterView& v, std::optional<Replicas> target) {
-  text += "unused max (";
-  v.appendUsage(text, target);
-  text += ')';
 }
 
 void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int sign) {
@@ -221,14 +192,9 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < views.size(); ++i) {
     schedule.limits[i] = {0, shares[i]};
     if (shares[i] > 0) {
-      std::string& reason = schedule.reasons[i];
-      reason += "initial spread: max ";
-      appendNumber(reason, shares[i]);
-      reason += " of ";
-      appendNumber(reason, spec.limits.max);
-      reason += " over ";
-      appendNumber(reason, static_cast<Replicas>(views.size()));
-      reason += " clusters";
+      Cause& cause = schedule.because(i, Cause::Kind::InitialSpread);
+      cause.federated = spec.limits.max;
+      cause.after = schedule.limits[i];
     }
   }
 }
@@ -317,7 +283,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
   deficit -= levelUp(maxes, caps, deficit, scratch);
   if (deficit > 0) {
-    schedule.addNote() = "preference maxReplicas caps sum below the federated max; exceeded";
+    schedule.addNote(Note::Kind::CapsExceeded);
     levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
   }
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
@@ -339,10 +305,10 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   }
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
-    explainChanges(schedule, before, "federated max lowered to ", federated);
+    explainChanges(schedule, before, Cause::Kind::FederatedMaxLowered, federated);
   } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, before, "federated max raised to ", federated);
+    explainChanges(schedule, before, Cause::Kind::FederatedMaxRaised, federated);
   }
 }
 
@@ -360,16 +326,12 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const Exchange ex =
       exchangeByTier(schedule.scratch, views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
-    schedule.addNote() = "a new cluster waits: no cluster has unused max to give";
+    schedule.addNote(Note::Kind::NewClusterWaits);
     return;
   }
   applyMaxDelta(schedule, ex.given, -1);
   applyMaxDelta(schedule, ex.received, +1);
-  explainExchange(
-      schedule, views, ex, "max", [](std::string& text, std::size_t) { text += "new cluster"; },
-      [&](std::string& text, std::size_t i) {
-        unusedMax(text, views[i], spec.targetCPUUtilizationPercent);
-      });
+  explainExchange(schedule, ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
 void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -385,7 +347,6 @@ void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
 void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
-  const auto target = spec.targetCPUUtilizationPercent;
   Scratch& scratch = schedule.scratch;
   Scratch::Array wants = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -396,18 +357,12 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0) return;
 
-  const auto receiverWhy = [&](std::string& text, std::size_t i) {
-    text += "saturated (";
-    views[i].appendUsage(text, target);
-    text += ')';
-  };
   // 1. max the donors do not use.
   const Exchange ex = exchangeByTier(scratch, views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
     applyMaxDelta(schedule, ex.given, -1);
     applyMaxDelta(schedule, ex.received, +1);
-    explainExchange(schedule, views, ex, "max", receiverWhy,
-                    [&](std::string& text, std::size_t i) { unusedMax(text, views[i], target); });
+    explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
@@ -423,17 +378,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   if (reclaim.amount > 0) {
     applyMaxDelta(schedule, reclaim.given, -1);
     applyMaxDelta(schedule, reclaim.received, +1);
-    explainExchange(schedule, views, reclaim, "max", receiverWhy,
-                    [&](std::string& text, std::size_t i) {
-                      const ClusterView& v = views[i];
-                      text += "holds more than it needs (";
-                      v.appendUsage(text, target);
-                      text += "; keeps need ";
-                      appendNumber(text, v.need.value_or(0));
-                      text += " + margin ";
-                      appendNumber(text, reclaimMargin(v.need.value_or(0)));
-                      text += ')';
-                    });
+    explainExchange(schedule, reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
   }
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
@@ -445,17 +390,10 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     if (leftOut++ == 0) first = i;
   }
   if (leftOut == 0) return;
-  std::string& note = schedule.addNote();
-  note += views[first].name;
-  note += " saturated (";
-  views[first].appendUsage(note, target);
-  note += ')';
-  if (leftOut > 1) {
-    note += " and ";
-    appendNumber(note, static_cast<Replicas>(leftOut - 1));
-    note += " more saturated cluster(s)";
-  }
-  note += " but no cluster has unused max to give";
+  Note& note = schedule.addNote(Note::Kind::SaturatedUnserved);
+  note.cluster = first;
+  note.more = leftOut - 1;
+  views[first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
@@ -476,9 +414,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex.received[i] - ex.given[i];
   }
-  explainExchange(
-      schedule, views, ex, "min", [](std::string& text, std::size_t) { text += "saturated"; },
-      [](std::string& text, std::size_t) { text += "idle at its min"; });
+  explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
 }
 
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -502,15 +438,10 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
     if (now.min == before[i] || now.max == 0 || !views[i].present) continue;
-    std::string& reason = schedule.reasons[i];
-    if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-    if (!reason.empty()) reason += "; ";
-    reason += "federated min ";
-    appendNumber(reason, spec.limits.min);
-    reason += ": min ";
-    appendNumber(reason, before[i]);
-    reason += " -> ";
-    appendNumber(reason, now.min);
+    Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
+    cause.federated = spec.limits.min;
+    cause.before = {before[i], now.max};
+    cause.after = now;
   }
 }
 
