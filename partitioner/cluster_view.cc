@@ -63,10 +63,6 @@ bool tiered(const std::vector<ClusterView>& views) {
   return std::any_of(views.begin(), views.end(), [](const ClusterView& v) { return v.tier != 0; });
 }
 
-bool nothingPlacedYet(const std::vector<ClusterView>& views) {
-  return std::none_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; });
-}
-
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now) {

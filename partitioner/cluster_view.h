@@ -65,9 +65,6 @@ struct ClusterView {
 // True when some cluster is in a tier other than 0 (burst tiers in use).
 bool tiered(const std::vector<ClusterView>& views);
 
-// True when no cluster has a local HPA yet: the first placement of a federated HPA.
-bool nothingPlacedYet(const std::vector<ClusterView>& views);
-
 // One view per cluster, in the order given, written into `views` (its memory is reused); local
 // limits are clamped to 0 <= min <= max first. The views point into the clusters.
 void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,

@@ -141,9 +141,12 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
 
   // Moves and names are written over the previous plan's, so their strings keep their memory.
+  // The causes and transfers change places with the previous plan's (no copy): a move names its
+  // cluster's slots in them.
   plan.federated = spec.limits;
   plan.clusters.resize(views.size());
-  plan.causes.clear();
+  plan.causes.swap(schedule.causes);
+  plan.transfers.swap(schedule.transfers);
   std::size_t moves = 0;
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
@@ -160,14 +163,15 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     move.before = before;
     move.after = after;
     move.note.clear();
-    if (views[i].present) views[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
-    const std::span<const Cause> causes = schedule.causesOf(i);
-    move.firstCause = plan.causes.size();
-    move.causeCount = causes.size();
-    plan.causes.insert(plan.causes.end(), causes.begin(), causes.end());
+    move.firstCause = i * Schedule::kMaxCauses;
+    move.causeCount = schedule.causeCount[i];
+    const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
+    const Cause* causes = plan.causes.data() + move.firstCause;
+    if (views[i].present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
+      views[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+    }
   }
   plan.moves.resize(moves);
-  plan.transfers.assign(schedule.transfers.begin(), schedule.transfers.end());
   plan.notes.resize(schedule.noteCount);
   for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;

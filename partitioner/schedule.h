@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "partitioner/cluster_view.h"
@@ -33,12 +32,23 @@ struct Schedule {
   bool fairKnown = false;
   // The steps' working arrays; kept with the schedule so that the next plan reuses them.
   Scratch scratch;
+  // What the steps ask of all clusters at once, read once per plan.
+  bool tiered = false;       // cluster_view.h tiered()
+  bool allPresent = false;   // every cluster has a local HPA
+  bool nonePresent = false;  // none has: the first placement of a federated HPA
 
   // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views) {
     limits.clear();
-    for (const ClusterView& view : views) limits.push_back(view.limits);
-    if (causes.size() < views.size() * kMaxCauses) causes.resize(views.size() * kMaxCauses);
+    std::size_t present = 0;
+    for (const ClusterView& view : views) {
+      limits.push_back(view.limits);
+      present += view.present;
+    }
+    allPresent = present == views.size();
+    nonePresent = present == 0;
+    tiered = partitioner::tiered(views);
+    causes.resize(views.size() * kMaxCauses);  // slots are written before they are read
     causeCount.assign(views.size(), 0);
     transfers.clear();
     noteCount = 0;
@@ -66,9 +76,6 @@ struct Schedule {
     cause = Cause{};
     cause.kind = kind;
     return cause;
-  }
-  std::span<const Cause> causesOf(std::size_t cluster) const {
-    return {causes.data() + cluster * kMaxCauses, causeCount[cluster]};
   }
 };
 

@@ -31,16 +31,27 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
 
   // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is one
   // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
-  // +-kNoCap, far from overflow), so sorting them is sorting plain integers.
-  Scratch::Array events = scratch.zeros(0);
-  std::vector<Replicas>& packed = events;
+  // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
+  // first: when every giving cluster starts at the same value (levelUp from zero, the common
+  // case), they are already in order above every stop, and only the stops are sorted.
+  std::size_t givers = 0;
+  bool sameStart = true;
+  Replicas start = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    if (value(i) <= floorOf(i)) continue;
+    if (givers++ == 0) start = value(i);
+    sameStart = sameStart && value(i) == start;
+  }
+  Scratch::Array events = scratch.overwritten(2 * givers);
+  std::vector<Replicas>& packed = events;
+  for (std::size_t i = 0, k = 0; i < n; ++i) {
     if (value(i) > floorOf(i)) {
-      packed.push_back(2 * value(i) + 1);
-      packed.push_back(2 * floorOf(i));
+      packed[k] = 2 * value(i) + 1;
+      packed[givers + k++] = 2 * floorOf(i);
     }
   }
-  std::sort(packed.begin(), packed.end(), std::greater<>());
+  std::sort(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
+            std::greater<>());
   const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
   const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
 

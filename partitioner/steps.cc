@@ -72,9 +72,10 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
-Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
+Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                         const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
-  if (!tiered(views)) return exchange(scratch, spares, wants);
+  Scratch& scratch = schedule.scratch;
+  if (!schedule.tiered) return exchange(scratch, spares, wants);
   const std::size_t n = views.size();
   const Scratch::Array tiersArray = tiersOf(scratch, views);
   const std::vector<Replicas>& tiers = tiersArray;
@@ -209,7 +210,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   //    Burst tiers: the highest tier gives first.
   const Scratch::Array spares = maxSpares(schedule, views, false);
   Scratch::Array left = scratch.copy(spares);
-  if (!tiered(views)) {
+  if (!schedule.tiered) {
     excess -= levelDown(left, scratch.zeros(n), excess, scratch);
   } else {
     const Scratch::Array tiersArray = tiersOf(scratch, views);
@@ -270,7 +271,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
-  if (deficit > 0 && !std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) {
+  if (deficit > 0 && !schedule.allPresent) {
     const std::vector<Replicas>& fair = fairSharesOf(schedule, views, federated);
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
@@ -315,7 +316,7 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
 void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
                       const FederatedSpec& spec) {
   const std::size_t n = views.size();
-  if (std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) return;
+  if (schedule.allPresent) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
   Scratch::Array wants = schedule.scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -324,7 +325,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (sum(wants) == 0) return;
 
   const Exchange ex =
-      exchangeByTier(schedule.scratch, views, maxSpares(schedule, views, true), wants);
+      exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -336,7 +337,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
 
 void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                      const FederatedSpec& spec) {
-  if (nothingPlacedYet(views)) {
+  if (schedule.nonePresent) {
     spreadInitially(schedule, views, spec);
     return;
   }
@@ -358,7 +359,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   if (sum(wants) == 0) return;
 
   // 1. max the donors do not use.
-  const Exchange ex = exchangeByTier(scratch, views, maxSpares(schedule, views, true), wants);
+  const Exchange ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
     applyMaxDelta(schedule, ex.given, -1);
     applyMaxDelta(schedule, ex.received, +1);
@@ -374,7 +375,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
     }
   }
-  const Exchange reclaim = exchangeByTier(scratch, views, reclaimable, wants);
+  const Exchange reclaim = exchangeByTier(schedule, views, reclaimable, wants);
   if (reclaim.amount > 0) {
     applyMaxDelta(schedule, reclaim.given, -1);
     applyMaxDelta(schedule, reclaim.received, +1);

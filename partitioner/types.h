@@ -141,6 +141,13 @@ struct Cause {
   std::size_t transferCount = 0;
 };
 
+// True for the kinds whose words quote how the cluster's HPA read (Move::usage).
+constexpr bool quotesTheUsage(Cause::Kind kind) {
+  using Kind = Cause::Kind;
+  return kind == Kind::UnusedMaxGave || kind == Kind::SaturatedReceivedMax ||
+         kind == Kind::ReclaimGave || kind == Kind::KubefedSaturated || kind == Kind::KubefedGives;
+}
+
 // A change the plan makes to one cluster and why (its causes, put into words by reasons.h).
 struct Move {
   std::string cluster;
@@ -149,7 +156,7 @@ struct Move {
   // The reason in words, for a move a caller adds to a plan itself; the partitioner's own moves
   // leave it empty and say why through their causes.
   std::string note;
-  Usage usage{};               // how the cluster's HPA read (when it has one)
+  Usage usage{};               // how the cluster's HPA read, when a cause quotes it
   std::size_t firstCause = 0;  // Plan::causes
   std::size_t causeCount = 0;
 };
@@ -175,7 +182,7 @@ struct Note {
 struct Plan {
   std::vector<ClusterPlan> clusters;  // same order as the input clusters (by name)
   std::vector<Move> moves;            // only clusters whose limits change
-  std::vector<Cause> causes;          // what moved each cluster (Move::firstCause)
+  std::vector<Cause> causes;          // what moved each cluster (from Move::firstCause on)
   std::vector<Transfer> transfers;    // what the causes moved between clusters
   Limits federated;                   // the federated limits placed (min clamped to [1, max])
   std::vector<Note> notes;
