@@ -55,20 +55,21 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
   const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
 
+  // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.
   Replicas taken = 0;
   Replicas level = levelOf(packed.front());
-  Wide active = 0;
+  Replicas active = 0;
   for (std::size_t e = 0; e < packed.size();) {
     const Replicas next = levelOf(packed[e]);
-    const Wide cost = active * static_cast<Wide>(level - next);
+    const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
     if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
     taken += static_cast<Replicas>(cost);
     level = next;
     for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
   }
   const Replicas need = amount - taken;
-  const Replicas finalLevel = level - static_cast<Replicas>(need / active);
-  Replicas extra = static_cast<Replicas>(need % active);  // give one replica more
+  const Replicas finalLevel = level - need / active;
+  Replicas extra = need % active;  // give one replica more
 
   // Clusters that reached their floor above `level` stop there; those still giving end at
   // finalLevel, and the first `extra` of them (in tie order) one lower; those whose value is
