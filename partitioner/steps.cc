@@ -124,11 +124,11 @@ void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receive
 
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
                          bool onlyThoseThatMayGive) {
-  Scratch::Array spares = schedule.scratch.zeros(views.size());
+  Scratch::Array spares = schedule.scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const ClusterView& v = views[i];
-    if (!v.present || v.saturated || (onlyThoseThatMayGive && !v.mayGive)) continue;
-    spares[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse);
+    const bool gives = v.present && !v.saturated && (!onlyThoseThatMayGive || v.mayGive);
+    spares[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse) : 0;
   }
   return spares;
 }
@@ -137,6 +137,15 @@ void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int s
   for (std::size_t i = 0; i < delta.size(); ++i) {
     Limits& l = schedule.limits[i];
     l.max += sign * delta[i];
+    l.min = std::min(l.min, l.max);
+  }
+}
+
+// An exchange of max: donors lose what they gave, receivers gain what they received.
+void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
+  for (std::size_t i = 0; i < schedule.limits.size(); ++i) {
+    Limits& l = schedule.limits[i];
+    l.max += ex.received[i] - ex.given[i];
     l.min = std::min(l.min, l.max);
   }
 }
@@ -330,8 +339,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
   }
-  applyMaxDelta(schedule, ex.given, -1);
-  applyMaxDelta(schedule, ex.received, +1);
+  applyMaxExchange(schedule, ex);
   explainExchange(schedule, ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
@@ -361,8 +369,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   // 1. max the donors do not use.
   const Exchange ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
-    applyMaxDelta(schedule, ex.given, -1);
-    applyMaxDelta(schedule, ex.received, +1);
+    applyMaxExchange(schedule, ex);
     explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
   }
@@ -377,8 +384,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   const Exchange reclaim = exchangeByTier(schedule, views, reclaimable, wants);
   if (reclaim.amount > 0) {
-    applyMaxDelta(schedule, reclaim.given, -1);
-    applyMaxDelta(schedule, reclaim.received, +1);
+    applyMaxExchange(schedule, reclaim);
     explainExchange(schedule, reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
   }
