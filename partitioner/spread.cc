@@ -21,9 +21,10 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
+  if (amount <= 0) return 0;
   Replicas available = 0;
   for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, value(i) - floorOf(i));
-  if (amount <= 0 || available == 0) return 0;
+  if (available == 0) return 0;
   if (available <= amount) {
     for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
     return available;

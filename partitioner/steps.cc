@@ -44,6 +44,7 @@ Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
                   const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
   const Replicas spare = sum(spares), wanted = sum(wants);
+  if (spare == 0 || wanted == 0) return Exchange{scratch.zeros(n), scratch.zeros(n), 0};
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
   if (spare <= wanted) {
