@@ -33,21 +33,26 @@ struct Schedule {
   // The steps' working arrays; kept with the schedule so that the next plan reuses them.
   Scratch scratch;
   // What the steps ask of all clusters at once, read once per plan.
-  bool tiered = false;       // cluster_view.h tiered()
+  bool tiered = false;       // some cluster is in a tier other than 0
   bool allPresent = false;   // every cluster has a local HPA
   bool nonePresent = false;  // none has: the first placement of a federated HPA
+  bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
 
   // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views) {
     limits.clear();
     std::size_t present = 0;
+    preferencesSet = false;
+    tiered = false;
     for (const ClusterView& view : views) {
       limits.push_back(view.limits);
       present += view.present;
+      preferencesSet = preferencesSet || view.weight != 1 || view.preferredFloor != 0 ||
+                       view.preferredCap != kNoCap || view.tier != 0;
+      tiered = tiered || view.tier != 0;
     }
     allPresent = present == views.size();
     nonePresent = present == 0;
-    tiered = partitioner::tiered(views);
     causes.resize(views.size() * kMaxCauses);  // slots are written before they are read
     causeCount.assign(views.size(), 0);
     transfers.clear();

@@ -192,8 +192,19 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
 
 const std::vector<Replicas>& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
                                           Replicas total) {
-  if (!schedule.fairKnown) fairShares(views, total, schedule.fair, schedule.scratch);
+  if (schedule.fairKnown) return schedule.fair;
   schedule.fairKnown = true;
+  if (schedule.preferencesSet || total > kNoCap) {
+    fairShares(views, total, schedule.fair, schedule.scratch);
+    return schedule.fair;
+  }
+  // Equal weights, no floors, caps or tiers: what fairShares computes, total / n each and the
+  // remainder to the first by name, without its working arrays.
+  const std::size_t n = views.size();
+  const Replicas each = total / static_cast<Replicas>(n);
+  const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
+  schedule.fair.resize(n);
+  for (std::size_t i = 0; i < n; ++i) schedule.fair[i] = each + (i < extra ? 1 : 0);
   return schedule.fair;
 }
 
