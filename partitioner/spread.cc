@@ -22,8 +22,17 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
   if (amount <= 0) return 0;
+  // One pass for what the clusters can give, how many give, and whether they start level.
   Replicas available = 0;
-  for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, value(i) - floorOf(i));
+  std::size_t givers = 0;
+  bool sameStart = true;
+  Replicas start = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (value(i) <= floorOf(i)) continue;
+    available += value(i) - floorOf(i);
+    if (givers++ == 0) start = value(i);
+    sameStart = sameStart && value(i) == start;
+  }
   if (available == 0) return 0;
   if (available <= amount) {
     for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
@@ -35,14 +44,6 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
   // first: when every giving cluster starts at the same value (levelUp from zero, the common
   // case), they are already in order above every stop, and only the stops are sorted.
-  std::size_t givers = 0;
-  bool sameStart = true;
-  Replicas start = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (value(i) <= floorOf(i)) continue;
-    if (givers++ == 0) start = value(i);
-    sameStart = sameStart && value(i) == start;
-  }
   Scratch::Array events = scratch.overwritten(2 * givers);
   std::vector<Replicas>& packed = events;
   for (std::size_t i = 0, k = 0; i < n; ++i) {

@@ -47,12 +47,10 @@ Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
   if (spare == 0 || wanted == 0) return Exchange{scratch.zeros(n), scratch.zeros(n), 0};
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare <= wanted) {
-    Exchange result{scratch.copy(spares), scratch.copy(wants), spare};
-    if (spare < wanted) {
-      result.received.get().assign(n, 0);
-      levelUp(result.received, wants, spare, scratch);
-    }
+  if (spare == wanted) return Exchange{scratch.copy(spares), scratch.copy(wants), spare};
+  if (spare < wanted) {
+    Exchange result{scratch.copy(spares), scratch.zeros(n), spare};
+    levelUp(result.received, wants, spare, scratch);
     return result;
   }
   Exchange result{scratch.copy(spares), scratch.copy(wants), wanted};
