@@ -8,10 +8,51 @@
 namespace fedhpa::partitioner {
 namespace {
 
-void appendDecimal(std::string& text, double value) {
+// Appends `value` in decimal (shortest round-trip form for a double; no temporary string).
+template <typename Number>
+void appendNumber(std::string& text, Number value) {
   char buffer[32];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
+}
+
+// "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second 25 >
+// 10 per pod target, need 10" (a metric list): how a status reads in a reason.
+void appendUsage(std::string& text, const Usage& usage) {
+  appendNumber(text, usage.current);
+  text += '/';
+  appendNumber(text, usage.max);
+  text += " replicas";
+  if (usage.byMetric) {
+    const MetricReading& m = usage.metric;
+    const char* unit = m.target == MetricReading::Target::Utilization ? "%" : "";
+    text += " at ";
+    text += m.name;
+    text += ' ';
+    appendNumber(text, m.current.value_or(0));
+    text += unit;
+    text += m.current.value_or(0) > m.targetValue ? " > " : " <= ";
+    appendNumber(text, m.targetValue);
+    text += unit;
+    text += m.target == MetricReading::Target::AverageValue ? " per pod target" : " target";
+    if (usage.need) {
+      text += ", need ";
+      appendNumber(text, *usage.need);
+    }
+  } else if (usage.cpuUtilizationPercent) {
+    text += " at ";
+    appendNumber(text, *usage.cpuUtilizationPercent);
+    text += '%';
+    if (usage.cpuTarget) {
+      text += *usage.cpuUtilizationPercent > *usage.cpuTarget ? " > " : " <= ";
+      appendNumber(text, *usage.cpuTarget);
+      text += "% target";
+    }
+  } else if (usage.need) {
+    text += ", need ";
+    appendNumber(text, *usage.need);
+  }
+  if (usage.limitedByMaxReplicas) text += " (ScalingLimited: TooManyReplicas)";
 }
 
 // "max 3 -> 5" or "min 1 -> 2", and ", min 1 -> 2" after a max when the min moved too.
@@ -160,49 +201,6 @@ void appendNote(std::string& text, const Plan& plan, const Note& note) {
 }
 
 }  // namespace
-
-void appendNumber(std::string& text, Replicas value) {
-  char buffer[24];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
-}
-
-void appendUsage(std::string& text, const Usage& usage) {
-  appendNumber(text, usage.current);
-  text += '/';
-  appendNumber(text, usage.max);
-  text += " replicas";
-  if (usage.byMetric) {
-    const MetricReading& m = usage.metric;
-    const char* unit = m.target == MetricReading::Target::Utilization ? "%" : "";
-    text += " at ";
-    text += m.name;
-    text += ' ';
-    appendDecimal(text, m.current.value_or(0));
-    text += unit;
-    text += m.current.value_or(0) > m.targetValue ? " > " : " <= ";
-    appendDecimal(text, m.targetValue);
-    text += unit;
-    text += m.target == MetricReading::Target::AverageValue ? " per pod target" : " target";
-    if (usage.need) {
-      text += ", need ";
-      appendNumber(text, *usage.need);
-    }
-  } else if (usage.cpuUtilizationPercent) {
-    text += " at ";
-    appendNumber(text, *usage.cpuUtilizationPercent);
-    text += '%';
-    if (usage.cpuTarget) {
-      text += *usage.cpuUtilizationPercent > *usage.cpuTarget ? " > " : " <= ";
-      appendNumber(text, *usage.cpuTarget);
-      text += "% target";
-    }
-  } else if (usage.need) {
-    text += ", need ";
-    appendNumber(text, *usage.need);
-  }
-  if (usage.limitedByMaxReplicas) text += " (ScalingLimited: TooManyReplicas)";
-}
 
 std::string reasonFor(const Plan& plan, const Move& move) {
   if (move.causeCount == 0 && !move.note.empty()) return move.note;

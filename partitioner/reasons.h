@@ -16,11 +16,4 @@ std::string reasonFor(const Plan& plan, const Move& move);
 // "min 1, max 10 over 3 of 3 clusters; 2 cluster(s) changed", then the plan's notes.
 std::string summaryOf(const Plan& plan);
 
-// "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second 25 >
-// 10 per pod target, need 10" (a metric list): how a status reads in a reason.
-void appendUsage(std::string& text, const Usage& usage);
-
-// Appends the decimal digits of `value` (no temporary string).
-void appendNumber(std::string& text, Replicas value);
-
 }  // namespace fedhpa::partitioner
