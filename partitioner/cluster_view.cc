@@ -1,7 +1,6 @@
 #include "partitioner/cluster_view.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "partitioner/need.h"
 
@@ -17,12 +16,6 @@ std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) 
                                            static_cast<double>(*target), hpa.status.current);
   if (!replicas) return std::nullopt;
   return Need{*replicas, -1};
-}
-
-void appendDecimal(std::string& text, double value) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
 }
 
 Limits clamped(Limits limits) {
@@ -55,61 +48,19 @@ bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optiona
 
 Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
 
-void appendNumber(std::string& text, Replicas value) {
-  char buffer[24];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (ec == std::errc()) text.append(buffer, static_cast<std::size_t>(end - buffer));
-}
-
-std::string ClusterView::usage(std::optional<Replicas> target) const {
-  std::string text;
-  appendUsage(text, target);
-  return text;
-}
-
-void ClusterView::appendUsage(std::string& text, std::optional<Replicas> target) const {
-  appendNumber(text, status.current);
-  text += '/';
-  appendNumber(text, limits.max);
-  text += " replicas";
-  if (needMetric) {
-    const MetricReading& m = *needMetric;
-    const char* unit = m.target == MetricReading::Target::Utilization ? "%" : "";
-    text += " at ";
-    text += m.name;
-    text += ' ';
-    appendDecimal(text, m.current.value_or(0));
-    text += unit;
-    text += m.current.value_or(0) > m.targetValue ? " > " : " <= ";
-    appendDecimal(text, m.targetValue);
-    text += unit;
-    text += m.target == MetricReading::Target::AverageValue ? " per pod target" : " target";
-    if (need) {
-      text += ", need ";
-      appendNumber(text, *need);
-    }
-  } else if (status.cpuUtilizationPercent) {
-    text += " at ";
-    appendNumber(text, *status.cpuUtilizationPercent);
-    text += '%';
-    if (target) {
-      text += *status.cpuUtilizationPercent > *target ? " > " : " <= ";
-      appendNumber(text, *target);
-      text += "% target";
-    }
-  } else if (need) {
-    text += ", need ";
-    appendNumber(text, *need);
-  }
-  if (status.limitedByMaxReplicas.value_or(false)) text += " (ScalingLimited: TooManyReplicas)";
+void ClusterView::recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const {
+  usage.current = status.current;
+  usage.max = limits.max;
+  usage.need = need;
+  usage.cpuUtilizationPercent = status.cpuUtilizationPercent;
+  usage.cpuTarget = cpuTarget;
+  usage.limitedByMaxReplicas = status.limitedByMaxReplicas.value_or(false);
+  usage.byMetric = needMetric != nullptr;
+  if (needMetric) usage.metric = *needMetric;  // assigned: a reused Usage keeps its name's memory
 }
 
 bool tiered(const std::vector<ClusterView>& views) {
   return std::any_of(views.begin(), views.end(), [](const ClusterView& v) { return v.tier != 0; });
-}
-
-bool nothingPlacedYet(const std::vector<ClusterView>& views) {
-  return std::none_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; });
 }
 
 std::vector<ClusterView> classify(const FederatedSpec& spec,

@@ -58,20 +58,12 @@ struct ClusterView {
   Replicas preferredCap = kNoCap;
   Replicas tier = 0;
 
-  // "4/4 replicas at 92% > 50% target" (CPU only) or "4/4 replicas at http_requests_per_second
-  // 25 > 10 per pod target, need 10" (a metric list): how the status reads in a reason.
-  std::string usage(std::optional<Replicas> target) const;
-  void appendUsage(std::string& text, std::optional<Replicas> target) const;
+  // Writes what its reasons quote into `usage` (reasons.h puts it into words).
+  void recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const;
 };
-
-// Appends the decimal digits of `value` (no temporary string).
-void appendNumber(std::string& text, Replicas value);
 
 // True when some cluster is in a tier other than 0 (burst tiers in use).
 bool tiered(const std::vector<ClusterView>& views);
-
-// True when no cluster has a local HPA yet: the first placement of a federated HPA.
-bool nothingPlacedYet(const std::vector<ClusterView>& views);
 
 // One view per cluster, in the order given, written into `views` (its memory is reused); local
 // limits are clamped to 0 <= min <= max first. The views point into the clusters.

@@ -7,23 +7,11 @@ namespace fedhpa::partitioner {
 namespace {
 
 // Why kubefed v1 changed a cluster, told from the same predicates it acted on.
-std::string legacyReason(const ClusterView& v, const Limits& before, const Limits& after,
-                         std::optional<Replicas> target) {
-  std::string why;
-  if (!v.present) {
-    why = "new cluster";
-  } else if (v.saturated) {
-    why = "saturated (" + v.usage(target) + ")";
-  } else if (after.max < before.max || after.min < before.min) {
-    why = "gives (" + v.usage(target) + ")";
-  } else {
-    why = "receives";
-  }
-  why += ": max " + std::to_string(before.max) + " -> " + std::to_string(after.max);
-  if (after.min != before.min) {
-    why += ", min " + std::to_string(before.min) + " -> " + std::to_string(after.min);
-  }
-  return why + " (kubefed v1 schedule)";
+Cause::Kind legacyCause(const ClusterView& v, const Limits& before, const Limits& after) {
+  if (!v.present) return Cause::Kind::KubefedNewCluster;
+  if (v.saturated) return Cause::Kind::KubefedSaturated;
+  if (after.max < before.max || after.min < before.min) return Cause::Kind::KubefedGives;
+  return Cause::Kind::KubefedReceives;
 }
 
 }  // namespace
@@ -36,8 +24,9 @@ void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
     for (std::size_t i = 0; i < views.size(); ++i) {
       const Limits after = (*kubefed)[i].value_or(Limits{});
       if (after != schedule.limits[i]) {
-        schedule.because(i, legacyReason(views[i], schedule.limits[i], after,
-                                         spec.targetCPUUtilizationPercent));
+        Cause& cause = schedule.because(i, legacyCause(views[i], schedule.limits[i], after));
+        cause.before = schedule.limits[i];
+        cause.after = after;
       }
       schedule.limits[i] = after;
     }
@@ -45,11 +34,11 @@ void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
   }
 
   // kubefed v1 has no valid answer here: keep what is placed, fitted to the spec.
-  schedule.addNote() = (kubefed ? "kubefed v1 would write invalid limits here (" +
-                                         invariantViolations(spec, *kubefed).front() +
-                                         "); current limits fitted to the spec instead"
-                                   : "kubefed v1 would never finish here; current limits fitted "
-                                     "to the spec instead");
+  if (kubefed) {
+    schedule.addNote(Note::Kind::KubefedInvalid).text = invariantViolations(spec, *kubefed).front();
+  } else {
+    schedule.addNote(Note::Kind::KubefedNeverFinishes);
+  }
   placeWithinSpec(schedule, views, spec);
   fitMinToSpec(schedule, views, spec);
 }

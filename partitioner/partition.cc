@@ -107,30 +107,15 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   }
 }
 
-void summarize(Plan& plan, const Schedule& schedule, const FederatedSpec& spec) {
-  std::size_t holders = 0;
-  for (const ClusterPlan& c : plan.clusters) holders += c.limits.has_value();
-  std::string& text = plan.summary;
-  text += "min ";
-  appendNumber(text, spec.limits.min);
-  text += ", max ";
-  appendNumber(text, spec.limits.max);
-  text += " over ";
-  appendNumber(text, static_cast<Replicas>(holders));
-  text += " of ";
-  appendNumber(text, static_cast<Replicas>(plan.clusters.size()));
-  text += " clusters; ";
-  if (plan.moves.empty()) {
-    text += "no change";
-  } else {
-    appendNumber(text, static_cast<Replicas>(plan.moves.size()));
-    text += " cluster(s) changed";
-  }
-  for (std::size_t k = 0; k < schedule.noteCount; ++k) {
-    const std::string& note = schedule.notes[k];
-    text += "; ";
-    text += note;
-  }
+// The notes that say why nothing is placed.
+const Plan& nothingToPlace(Plan& plan, Note::Kind why) {
+  plan.clusters.clear();
+  plan.moves.clear();
+  plan.causes.clear();
+  plan.transfers.clear();
+  plan.notes.resize(1);
+  plan.notes.front().kind = why;
+  return plan;
 }
 
 }  // namespace
@@ -139,20 +124,8 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
                       const Policy& policy, TimePoint now, Workspace& workspace) {
   Workspace::State& ws = *workspace.state_;
   Plan& plan = ws.plan;
-  plan.summary.clear();
-  std::size_t moves = 0;
-  if (requested.limits.max < 1) {
-    plan.clusters.clear();
-    plan.moves.clear();
-    plan.summary = "federated maxReplicas must be at least 1: nothing to place";
-    return plan;
-  }
-  if (input.empty()) {
-    plan.clusters.clear();
-    plan.moves.clear();
-    plan.summary = "no eligible cluster: nothing to place (no Ready member matches the selector)";
-    return plan;
-  }
+  if (requested.limits.max < 1) return nothingToPlace(plan, Note::Kind::MaxBelowOne);
+  if (input.empty()) return nothingToPlace(plan, Note::Kind::NoEligibleCluster);
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
@@ -167,9 +140,14 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     scheduleDemand(schedule, spec, views);
   }
 
-  // Moves and names are written over the previous plan's, so their strings keep their memory;
-  // a reason is swapped in from the schedule (which keeps the old one's memory for next time).
+  // Moves and names are written over the previous plan's, so their strings keep their memory.
+  // The causes and transfers change places with the previous plan's (no copy): a move names its
+  // cluster's slots in them.
+  plan.federated = spec.limits;
   plan.clusters.resize(views.size());
+  plan.causes.swap(schedule.causes);
+  plan.transfers.swap(schedule.transfers);
+  std::size_t moves = 0;
   for (std::size_t i = 0; i < views.size(); ++i) {
     std::optional<Limits> after;
     if (schedule.limits[i].max > 0) after = schedule.limits[i];
@@ -184,12 +162,18 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     if (move.cluster != views[i].name) move.cluster.assign(views[i].name);
     move.before = before;
     move.after = after;
-    std::string& reason = schedule.reasons[i];
-    if (reason.empty()) reason = after ? "limits adjusted" : "no share left for this cluster";
-    move.reason.swap(reason);
+    move.note.clear();
+    move.firstCause = i * Schedule::kMaxCauses;
+    move.causeCount = schedule.causeCount[i];
+    const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
+    const Cause* causes = plan.causes.data() + move.firstCause;
+    if (views[i].present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
+      views[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+    }
   }
   plan.moves.resize(moves);
-  summarize(plan, schedule, spec);
+  plan.notes.resize(schedule.noteCount);
+  for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;
 }
 

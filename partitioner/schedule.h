@@ -1,9 +1,8 @@
 // The working state both policies build a plan in: one Limits per cluster ({0, 0} = no HPA)
-// and, per cluster, the reasons for what happened to it (written only for clusters that move).
+// and, per cluster, the causes of what happened to it (recorded only for clusters that move).
 #pragma once
 
-#include <string>
-#include <string_view>
+#include <cstdint>
 #include <vector>
 
 #include "partitioner/cluster_view.h"
@@ -15,28 +14,48 @@ namespace fedhpa::partitioner {
 
 struct Schedule {
   std::vector<Limits> limits;
-  // A reason is one allocation: room for a typical one ("saturated (4/4 replicas at 92% > 50%
-  // target ...): received max 2 from member2, 1 from member3") from the first write.
-  static constexpr std::size_t kReasonCapacity = 160;
-  std::vector<std::string> reasons;  // per cluster, "; "-joined in the order they arose
+  // Why each cluster moved, in the order its causes arose: cluster i's are the first
+  // causeCount[i] of its kMaxCauses slots at causes[i * kMaxCauses]. A cluster gets at most one
+  // cause per step and a plan has at most six steps (demand: fit max, admit, move max, reclaim,
+  // move min, fit min).
+  static constexpr std::size_t kMaxCauses = 6;
+  std::vector<Cause> causes;
+  std::vector<std::uint8_t> causeCount;
+  // What the exchanges moved between clusters; the causes index into it.
+  std::vector<Transfer> transfers;
   // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
   std::size_t noteCount = 0;
   // Each cluster's fair share of the federated max (steps.h fairShares), computed at most once
   // per plan by the first step that asks (fairSharesOf).
   std::vector<Replicas> fair;
   bool fairKnown = false;
-  // The steps' working arrays and the donor/receiver pairs of an exchange's reasons; kept with
-  // the schedule so that the next plan reuses them.
+  // The steps' working arrays; kept with the schedule so that the next plan reuses them.
   Scratch scratch;
-  std::vector<Transfer> transfers;
+  // What the steps ask of all clusters at once, read once per plan.
+  bool tiered = false;       // some cluster is in a tier other than 0
+  bool allPresent = false;   // every cluster has a local HPA
+  bool nonePresent = false;  // none has: the first placement of a federated HPA
+  bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
 
-  // Starts a plan from the current limits. Reasons keep their memory for the next plan.
+  // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views) {
     limits.clear();
-    for (const ClusterView& view : views) limits.push_back(view.limits);
-    reasons.resize(views.size());
-    for (std::string& reason : reasons) reason.clear();
+    std::size_t present = 0;
+    preferencesSet = false;
+    tiered = false;
+    for (const ClusterView& view : views) {
+      limits.push_back(view.limits);
+      present += view.present;
+      preferencesSet = preferencesSet || view.weight != 1 || view.preferredFloor != 0 ||
+                       view.preferredCap != kNoCap || view.tier != 0;
+      tiered = tiered || view.tier != 0;
+    }
+    allPresent = present == views.size();
+    nonePresent = present == 0;
+    causes.resize(views.size() * kMaxCauses);  // slots are written before they are read
+    causeCount.assign(views.size(), 0);
+    transfers.clear();
     noteCount = 0;
     fairKnown = false;
   }
@@ -46,18 +65,22 @@ struct Schedule {
     for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
   }
-  // A new, empty note to write into.
-  std::string& addNote() {
+  // A new note to write into (its fields may hold an earlier plan's values: set them all).
+  Note& addNote(Note::Kind kind) {
     if (noteCount == notes.size()) notes.emplace_back();
-    std::string& note = notes[noteCount++];
-    note.clear();
+    Note& note = notes[noteCount++];
+    note.kind = kind;
     return note;
   }
-  void because(std::size_t cluster, std::string_view reason) {
-    std::string& text = reasons[cluster];
-    if (text.empty()) text.reserve(kReasonCapacity);
-    if (!text.empty()) text += "; ";
-    text += reason;
+  // Records why cluster i moved.
+  Cause& because(std::size_t cluster, Cause::Kind kind) {
+    std::uint8_t& count = causeCount[cluster];
+    // More causes than steps cannot happen; the last slot would be overwritten if it did.
+    if (count < kMaxCauses) ++count;
+    Cause& cause = causes[cluster * kMaxCauses + count - 1];
+    cause = Cause{};
+    cause.kind = kind;
+    return cause;
   }
 };
 

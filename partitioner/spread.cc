@@ -21,9 +21,19 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
+  if (amount <= 0) return 0;
+  // One pass for what the clusters can give, how many give, and whether they start level.
   Replicas available = 0;
-  for (std::size_t i = 0; i < n; ++i) available += std::max<Replicas>(0, value(i) - floorOf(i));
-  if (amount <= 0 || available == 0) return 0;
+  std::size_t givers = 0;
+  bool sameStart = true;
+  Replicas start = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (value(i) <= floorOf(i)) continue;
+    available += value(i) - floorOf(i);
+    if (givers++ == 0) start = value(i);
+    sameStart = sameStart && value(i) == start;
+  }
+  if (available == 0) return 0;
   if (available <= amount) {
     for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
     return available;
@@ -31,33 +41,37 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
 
   // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is one
   // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
-  // +-kNoCap, far from overflow), so sorting them is sorting plain integers.
-  Scratch::Array events = scratch.zeros(0);
+  // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
+  // first: when every giving cluster starts at the same value (levelUp from zero, the common
+  // case), they are already in order above every stop, and only the stops are sorted.
+  Scratch::Array events = scratch.overwritten(2 * givers);
   std::vector<Replicas>& packed = events;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0, k = 0; i < n; ++i) {
     if (value(i) > floorOf(i)) {
-      packed.push_back(2 * value(i) + 1);
-      packed.push_back(2 * floorOf(i));
+      packed[k] = 2 * value(i) + 1;
+      packed[givers + k++] = 2 * floorOf(i);
     }
   }
-  std::sort(packed.begin(), packed.end(), std::greater<>());
+  std::sort(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
+            std::greater<>());
   const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
   const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
 
+  // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.
   Replicas taken = 0;
   Replicas level = levelOf(packed.front());
-  Wide active = 0;
+  Replicas active = 0;
   for (std::size_t e = 0; e < packed.size();) {
     const Replicas next = levelOf(packed[e]);
-    const Wide cost = active * static_cast<Wide>(level - next);
+    const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
     if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
     taken += static_cast<Replicas>(cost);
     level = next;
     for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
   }
   const Replicas need = amount - taken;
-  const Replicas finalLevel = level - static_cast<Replicas>(need / active);
-  Replicas extra = static_cast<Replicas>(need % active);  // give one replica more
+  const Replicas finalLevel = level - need / active;
+  Replicas extra = need % active;  // give one replica more
 
   // Clusters that reached their floor above `level` stop there; those still giving end at
   // finalLevel, and the first `extra` of them (in tie order) one lower; those whose value is
@@ -171,7 +185,6 @@ Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& cap
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers) {
-  transfers.clear();
   std::size_t from = 0;
   std::size_t to = 0;
   Replicas leftFrom = takes.empty() ? 0 : takes[0];

@@ -29,13 +29,10 @@ Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& f
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
                  Replicas amount, Scratch& scratch);
 
-// Replicas moved from donors to receivers, paired for the human reasons only (the amounts per
-// cluster are decided elsewhere): takes[i] left cluster i, gives[j] arrived at cluster j.
-struct Transfer {
-  std::size_t from;
-  std::size_t to;
-  Replicas amount;
-};
+// Replicas moved from donors to receivers, paired for the reasons only (the amounts per cluster
+// are decided elsewhere): takes[i] left cluster i, gives[j] arrived at cluster j. Appended to
+// `transfers` in one sweep of both in index order, so each cluster's transfers on either side
+// are consecutive.
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers);
 

@@ -9,30 +9,19 @@ namespace fedhpa::partitioner {
 namespace {
 
 
-// Records "max 3 -> 5" (and the min, when it moved) for every cluster the step changed.
+// Records a cause of `kind` (the limits before and after) for every cluster the step changed.
 // `before` holds each cluster's max then, at n + i, its min, as they were before the step.
-void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, std::string_view why,
+void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
     const Limits then{before[n + i], before[i]};
     if (now == then) continue;
-    std::string& reason = schedule.reasons[i];
-    if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-    if (!reason.empty()) reason += "; ";
-    reason += why;
-    appendNumber(reason, federated);
-    reason += ": max ";
-    appendNumber(reason, then.max);
-    reason += " -> ";
-    appendNumber(reason, now.max);
-    if (now.min != then.min) {
-      reason += ", min ";
-      appendNumber(reason, then.min);
-      reason += " -> ";
-      appendNumber(reason, now.min);
-    }
+    Cause& cause = schedule.because(i, kind);
+    cause.federated = federated;
+    cause.before = then;
+    cause.after = now;
   }
 }
 
@@ -55,14 +44,13 @@ Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
                   const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
   const Replicas spare = sum(spares), wanted = sum(wants);
+  if (spare == 0 || wanted == 0) return Exchange{scratch.zeros(n), scratch.zeros(n), 0};
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare <= wanted) {
-    Exchange result{scratch.copy(spares), scratch.copy(wants), spare};
-    if (spare < wanted) {
-      result.received.get().assign(n, 0);
-      levelUp(result.received, wants, spare, scratch);
-    }
+  if (spare == wanted) return Exchange{scratch.copy(spares), scratch.copy(wants), spare};
+  if (spare < wanted) {
+    Exchange result{scratch.copy(spares), scratch.zeros(n), spare};
+    levelUp(result.received, wants, spare, scratch);
     return result;
   }
   Exchange result{scratch.copy(spares), scratch.copy(wants), wanted};
@@ -83,9 +71,10 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
-Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
+Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                         const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
-  if (!tiered(views)) return exchange(scratch, spares, wants);
+  Scratch& scratch = schedule.scratch;
+  if (!schedule.tiered) return exchange(scratch, spares, wants);
   const std::size_t n = views.size();
   const Scratch::Array tiersArray = tiersOf(scratch, views);
   const std::vector<Replicas>& tiers = tiersArray;
@@ -111,60 +100,51 @@ Exchange exchangeByTier(Scratch& scratch, const std::vector<ClusterView>& views,
   return total;
 }
 
-// Reasons on both sides of an exchange, one per cluster that gave or received, written straight
-// into the schedule: "saturated (...): received max 2 from member2, 1 from member3",
-// "...: gave max 2 to member1". why(text, i) appends the cause and is asked only for those
-// clusters. pairTransfers sweeps donors and receivers in index order, so each cluster's transfers
-// are consecutive.
-template <typename ReceiverWhy, typename DonorWhy>
-void explainExchange(Schedule& schedule, const std::vector<ClusterView>& views,
-                     const Exchange& ex, std::string_view what, ReceiverWhy receiverWhy,
-                     DonorWhy donorWhy) {
+// Causes on both sides of an exchange, one per cluster that gave or received, each naming its
+// transfers (pairTransfers keeps each cluster's transfers consecutive on either side).
+void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receiverKind,
+                     Cause::Kind donorKind) {
   std::vector<Transfer>& transfers = schedule.transfers;
+  const std::size_t first = transfers.size();
   pairTransfers(ex.given, ex.received, transfers);
-  const auto write = [&](bool receivers, auto why) {
+  const auto record = [&](bool receivers, Cause::Kind kind) {
     const auto self = [&](const Transfer& t) { return receivers ? t.to : t.from; };
-    for (std::size_t k = 0; k < transfers.size();) {
+    for (std::size_t k = first; k < transfers.size();) {
       const std::size_t i = self(transfers[k]);
-      std::string& reason = schedule.reasons[i];
-      if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-      if (!reason.empty()) reason += "; ";
-      why(reason, i);
-      reason += receivers ? ": received " : ": gave ";
-      reason += what;
-      for (bool first = true; k < transfers.size() && self(transfers[k]) == i; ++k, first = false) {
-        reason += first ? " " : ", ";
-        appendNumber(reason, transfers[k].amount);
-        reason += receivers ? " from " : " to ";
-        reason += views[receivers ? transfers[k].from : transfers[k].to].name;
-      }
+      Cause& cause = schedule.because(i, kind);
+      cause.firstTransfer = k;
+      while (k < transfers.size() && self(transfers[k]) == i) ++k;
+      cause.transferCount = k - cause.firstTransfer;
     }
   };
-  write(true, receiverWhy);
-  write(false, donorWhy);
+  record(true, receiverKind);
+  record(false, donorKind);
 }
 
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
                          bool onlyThoseThatMayGive) {
-  Scratch::Array spares = schedule.scratch.zeros(views.size());
+  Scratch::Array spares = schedule.scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const ClusterView& v = views[i];
-    if (!v.present || v.saturated || (onlyThoseThatMayGive && !v.mayGive)) continue;
-    spares[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse);
+    const bool gives = v.present && !v.saturated && (!onlyThoseThatMayGive || v.mayGive);
+    spares[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse) : 0;
   }
   return spares;
-}
-
-void unusedMax(std::string& text, const ClusterView& v, std::optional<Replicas> target) {
-  text += "unused max (";
-  v.appendUsage(text, target);
-  text += ')';
 }
 
 void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int sign) {
   for (std::size_t i = 0; i < delta.size(); ++i) {
     Limits& l = schedule.limits[i];
     l.max += sign * delta[i];
+    l.min = std::min(l.min, l.max);
+  }
+}
+
+// An exchange of max: donors lose what they gave, receivers gain what they received.
+void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
+  for (std::size_t i = 0; i < schedule.limits.size(); ++i) {
+    Limits& l = schedule.limits[i];
+    l.max += ex.received[i] - ex.given[i];
     l.min = std::min(l.min, l.max);
   }
 }
@@ -210,8 +190,19 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
 
 const std::vector<Replicas>& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
                                           Replicas total) {
-  if (!schedule.fairKnown) fairShares(views, total, schedule.fair, schedule.scratch);
+  if (schedule.fairKnown) return schedule.fair;
   schedule.fairKnown = true;
+  if (schedule.preferencesSet || total > kNoCap) {
+    fairShares(views, total, schedule.fair, schedule.scratch);
+    return schedule.fair;
+  }
+  // Equal weights, no floors, caps or tiers: what fairShares computes, total / n each and the
+  // remainder to the first by name, without its working arrays.
+  const std::size_t n = views.size();
+  const Replicas each = total / static_cast<Replicas>(n);
+  const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
+  schedule.fair.resize(n);
+  for (std::size_t i = 0; i < n; ++i) schedule.fair[i] = each + (i < extra ? 1 : 0);
   return schedule.fair;
 }
 
@@ -221,14 +212,9 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < views.size(); ++i) {
     schedule.limits[i] = {0, shares[i]};
     if (shares[i] > 0) {
-      std::string& reason = schedule.reasons[i];
-      reason += "initial spread: max ";
-      appendNumber(reason, shares[i]);
-      reason += " of ";
-      appendNumber(reason, spec.limits.max);
-      reason += " over ";
-      appendNumber(reason, static_cast<Replicas>(views.size()));
-      reason += " clusters";
+      Cause& cause = schedule.because(i, Cause::Kind::InitialSpread);
+      cause.federated = spec.limits.max;
+      cause.after = schedule.limits[i];
     }
   }
 }
@@ -243,7 +229,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   //    Burst tiers: the highest tier gives first.
   const Scratch::Array spares = maxSpares(schedule, views, false);
   Scratch::Array left = scratch.copy(spares);
-  if (!tiered(views)) {
+  if (!schedule.tiered) {
     excess -= levelDown(left, scratch.zeros(n), excess, scratch);
   } else {
     const Scratch::Array tiersArray = tiersOf(scratch, views);
@@ -304,7 +290,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
-  if (deficit > 0 && !std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) {
+  if (deficit > 0 && !schedule.allPresent) {
     const std::vector<Replicas>& fair = fairSharesOf(schedule, views, federated);
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
@@ -317,7 +303,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
   deficit -= levelUp(maxes, caps, deficit, scratch);
   if (deficit > 0) {
-    schedule.addNote() = "preference maxReplicas caps sum below the federated max; exceeded";
+    schedule.addNote(Note::Kind::CapsExceeded);
     levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
   }
   for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
@@ -339,17 +325,17 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   }
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
-    explainChanges(schedule, before, "federated max lowered to ", federated);
+    explainChanges(schedule, before, Cause::Kind::FederatedMaxLowered, federated);
   } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, before, "federated max raised to ", federated);
+    explainChanges(schedule, before, Cause::Kind::FederatedMaxRaised, federated);
   }
 }
 
 void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
                       const FederatedSpec& spec) {
   const std::size_t n = views.size();
-  if (std::all_of(views.begin(), views.end(), [](const ClusterView& v) { return v.present; })) return;
+  if (schedule.allPresent) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
   Scratch::Array wants = schedule.scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -358,23 +344,18 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (sum(wants) == 0) return;
 
   const Exchange ex =
-      exchangeByTier(schedule.scratch, views, maxSpares(schedule, views, true), wants);
+      exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
   if (ex.amount == 0) {
-    schedule.addNote() = "a new cluster waits: no cluster has unused max to give";
+    schedule.addNote(Note::Kind::NewClusterWaits);
     return;
   }
-  applyMaxDelta(schedule, ex.given, -1);
-  applyMaxDelta(schedule, ex.received, +1);
-  explainExchange(
-      schedule, views, ex, "max", [](std::string& text, std::size_t) { text += "new cluster"; },
-      [&](std::string& text, std::size_t i) {
-        unusedMax(text, views[i], spec.targetCPUUtilizationPercent);
-      });
+  applyMaxExchange(schedule, ex);
+  explainExchange(schedule, ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
 void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                      const FederatedSpec& spec) {
-  if (nothingPlacedYet(views)) {
+  if (schedule.nonePresent) {
     spreadInitially(schedule, views, spec);
     return;
   }
@@ -385,7 +366,6 @@ void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
 void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
-  const auto target = spec.targetCPUUtilizationPercent;
   Scratch& scratch = schedule.scratch;
   Scratch::Array wants = scratch.zeros(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -396,18 +376,11 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0) return;
 
-  const auto receiverWhy = [&](std::string& text, std::size_t i) {
-    text += "saturated (";
-    views[i].appendUsage(text, target);
-    text += ')';
-  };
   // 1. max the donors do not use.
-  const Exchange ex = exchangeByTier(scratch, views, maxSpares(schedule, views, true), wants);
+  const Exchange ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
   if (ex.amount > 0) {
-    applyMaxDelta(schedule, ex.given, -1);
-    applyMaxDelta(schedule, ex.received, +1);
-    explainExchange(schedule, views, ex, "max", receiverWhy,
-                    [&](std::string& text, std::size_t i) { unusedMax(text, views[i], target); });
+    applyMaxExchange(schedule, ex);
+    explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
@@ -419,21 +392,10 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
     }
   }
-  const Exchange reclaim = exchangeByTier(scratch, views, reclaimable, wants);
+  const Exchange reclaim = exchangeByTier(schedule, views, reclaimable, wants);
   if (reclaim.amount > 0) {
-    applyMaxDelta(schedule, reclaim.given, -1);
-    applyMaxDelta(schedule, reclaim.received, +1);
-    explainExchange(schedule, views, reclaim, "max", receiverWhy,
-                    [&](std::string& text, std::size_t i) {
-                      const ClusterView& v = views[i];
-                      text += "holds more than it needs (";
-                      v.appendUsage(text, target);
-                      text += "; keeps need ";
-                      appendNumber(text, v.need.value_or(0));
-                      text += " + margin ";
-                      appendNumber(text, reclaimMargin(v.need.value_or(0)));
-                      text += ')';
-                    });
+    applyMaxExchange(schedule, reclaim);
+    explainExchange(schedule, reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
     for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
   }
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
@@ -445,17 +407,10 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     if (leftOut++ == 0) first = i;
   }
   if (leftOut == 0) return;
-  std::string& note = schedule.addNote();
-  note += views[first].name;
-  note += " saturated (";
-  views[first].appendUsage(note, target);
-  note += ')';
-  if (leftOut > 1) {
-    note += " and ";
-    appendNumber(note, static_cast<Replicas>(leftOut - 1));
-    note += " more saturated cluster(s)";
-  }
-  note += " but no cluster has unused max to give";
+  Note& note = schedule.addNote(Note::Kind::SaturatedUnserved);
+  note.cluster = first;
+  note.more = leftOut - 1;
+  views[first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
@@ -476,9 +431,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex.received[i] - ex.given[i];
   }
-  explainExchange(
-      schedule, views, ex, "min", [](std::string& text, std::size_t) { text += "saturated"; },
-      [](std::string& text, std::size_t) { text += "idle at its min"; });
+  explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
 }
 
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -502,15 +455,10 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
     if (now.min == before[i] || now.max == 0 || !views[i].present) continue;
-    std::string& reason = schedule.reasons[i];
-    if (reason.empty()) reason.reserve(Schedule::kReasonCapacity);
-    if (!reason.empty()) reason += "; ";
-    reason += "federated min ";
-    appendNumber(reason, spec.limits.min);
-    reason += ": min ";
-    appendNumber(reason, before[i]);
-    reason += " -> ";
-    appendNumber(reason, now.min);
+    Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
+    cause.federated = spec.limits.min;
+    cause.before = {before[i], now.max};
+    cause.after = now;
   }
 }
 

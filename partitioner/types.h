@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -92,18 +93,99 @@ struct ClusterPlan {
   friend bool operator==(const ClusterPlan&, const ClusterPlan&) = default;
 };
 
-// A change the plan makes to one cluster, with the human reason (these become Events).
+// How a cluster's local HPA read when the plan judged it: the numbers its reasons quote.
+struct Usage {
+  Replicas current = 0;
+  Replicas max = 0;                               // its local max then
+  std::optional<Replicas> need;                   // need.h: what its own HPA wants
+  std::optional<Replicas> cpuUtilizationPercent;  // with no metric list
+  std::optional<Replicas> cpuTarget;              // the federated CPU target
+  bool limitedByMaxReplicas = false;              // ScalingLimited: TooManyReplicas
+  // The metric that decided the need, when a metric list did (a copy: the plan stands alone).
+  bool byMetric = false;
+  MetricReading metric;
+};
+
+// Replicas of max or min that went from one cluster to another (indices into Plan::clusters).
+struct Transfer {
+  std::size_t from;
+  std::size_t to;
+  Replicas amount;
+};
+
+// One rule that changed a cluster's limits, with the numbers it acted on. A plan carries these
+// and reasons.h puts them into words only where they are shown (Events, `fedhpa partition`), so
+// planning costs no formatting, whatever the number of clusters that move.
+struct Cause {
+  enum class Kind : std::uint8_t {
+    InitialSpread,         // max after.max of `federated` over every cluster
+    FederatedMaxLowered,   // before -> after, fitting the federated max `federated`
+    FederatedMaxRaised,
+    NewClusterReceived,    // max, from the transfers
+    UnusedMaxGave,         // max it did not use, to the transfers
+    SaturatedReceivedMax,  // max, from the transfers
+    ReclaimGave,           // max above its need plus the reclaim margin, to the transfers
+    SaturatedReceivedMin,  // min, from the transfers
+    IdleAtMinGave,         // min it held idle, to the transfers
+    FederatedMin,          // min before -> after, towards the federated min `federated`
+    KubefedNewCluster,     // legacy: kubefed v1's schedule, before -> after
+    KubefedSaturated,
+    KubefedGives,
+    KubefedReceives,
+  };
+  Kind kind = Kind::InitialSpread;
+  Replicas federated = 0;
+  Limits before;
+  Limits after;
+  std::size_t firstTransfer = 0;  // Plan::transfers, for the kinds that name other clusters
+  std::size_t transferCount = 0;
+};
+
+// True for the kinds whose words quote how the cluster's HPA read (Move::usage).
+constexpr bool quotesTheUsage(Cause::Kind kind) {
+  using Kind = Cause::Kind;
+  return kind == Kind::UnusedMaxGave || kind == Kind::SaturatedReceivedMax ||
+         kind == Kind::ReclaimGave || kind == Kind::KubefedSaturated || kind == Kind::KubefedGives;
+}
+
+// A change the plan makes to one cluster and why (its causes, put into words by reasons.h).
 struct Move {
   std::string cluster;
   std::optional<Limits> before;
   std::optional<Limits> after;
-  std::string reason;
+  // The reason in words, for a move a caller adds to a plan itself; the partitioner's own moves
+  // leave it empty and say why through their causes.
+  std::string note;
+  Usage usage{};               // how the cluster's HPA read, when a cause quotes it
+  std::size_t firstCause = 0;  // Plan::causes
+  std::size_t causeCount = 0;
+};
+
+// A plan-wide remark for the summary.
+struct Note {
+  enum class Kind : std::uint8_t {
+    MaxBelowOne,            // nothing to place
+    NoEligibleCluster,      // nothing to place
+    NewClusterWaits,        // no cluster has unused max to give
+    SaturatedUnserved,      // `cluster` (with `usage`) and `more` others got nothing
+    CapsExceeded,           // preference caps sum below the federated max
+    KubefedInvalid,         // kubefed v1 would break `text`
+    KubefedNeverFinishes,
+  };
+  Kind kind = Kind::MaxBelowOne;
+  std::size_t cluster = 0;
+  std::size_t more = 0;
+  Usage usage;
+  std::string text;
 };
 
 struct Plan {
   std::vector<ClusterPlan> clusters;  // same order as the input clusters (by name)
   std::vector<Move> moves;            // only clusters whose limits change
-  std::string summary;                // one line: what the plan does, or why it is empty
+  std::vector<Cause> causes;          // what moved each cluster (from Move::firstCause on)
+  std::vector<Transfer> transfers;    // what the causes moved between clusters
+  Limits federated;                   // the federated limits placed (min clamped to [1, max])
+  std::vector<Note> notes;
 };
 
 std::string_view policyName(Policy::Kind kind);

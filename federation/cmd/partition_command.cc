@@ -9,6 +9,7 @@
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
 #include "partitioner/partition.h"
+#include "partitioner/reasons.h"
 
 namespace fedhpa::cmd {
 namespace {
@@ -68,9 +69,9 @@ ordered_json planCase(const json& input, pt::Policy::Kind policyKind, pt::TimePo
     out["moves"].push_back({{"cluster", move.cluster},
                             {"from", limitsJson(move.before)},
                             {"to", limitsJson(move.after)},
-                            {"reason", move.reason}});
+                            {"reason", pt::reasonFor(plan, move)}});
   }
-  out["reason"] = plan.summary;
+  out["reason"] = pt::summaryOf(plan);
   return out;
 }
 

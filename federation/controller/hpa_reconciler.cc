@@ -9,6 +9,7 @@
 #include "federation/controller/cluster_selector.h"
 #include "federation/common/logging.h"
 #include "partitioner/partition.h"
+#include "partitioner/reasons.h"
 
 namespace fedhpa::controller {
 
@@ -49,10 +50,11 @@ json ownedFields(json spec) {
   return owned;
 }
 
-std::string describe(const partitioner::Move& move) {
-  if (!move.after) return "removed from " + move.cluster + ": " + move.reason;
+std::string describe(const partitioner::Plan& plan, const partitioner::Move& move) {
+  const std::string reason = partitioner::reasonFor(plan, move);
+  if (!move.after) return "removed from " + move.cluster + ": " + reason;
   const std::string limits = "min " + std::to_string(move.after->min) + ", max " + std::to_string(move.after->max);
-  return (move.before ? move.cluster + " now " + limits : "placed on " + move.cluster + " (" + limits + ")") + ": " + move.reason;
+  return (move.before ? move.cluster + " now " + limits : "placed on " + move.cluster + " (" + limits + ")") + ": " + reason;
 }
 
 // The per-cluster breakdown reconcile last wrote: what each member held then. It stands in for a
@@ -182,7 +184,7 @@ void HpaReconciler::reconcile(const std::string& key) {
     failure = ClientError(ClientError::Kind::ConnectionFailure, 0, "", "raises wait until these members have been read: " + unread);
   if (!plan.moves.empty()) {
     std::string message;
-    for (const auto& move : plan.moves) message += (message.empty() ? "" : "; ") + describe(move);
+    for (const auto& move : plan.moves) message += (message.empty() ? "" : "; ") + describe(plan, move);
     context_.events.record(federated, "Normal", "Rebalanced", message);
   }
   for (const auto& local : locals)

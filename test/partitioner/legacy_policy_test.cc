@@ -11,6 +11,7 @@
 #include "partitioner/invariants.h"
 #include "partitioner/kubefed_v1_schedule.h"
 #include "partitioner/partition.h"
+#include "partitioner/reasons.h"
 #include "test/partitioner/random_inputs.h"
 
 namespace fedhpa::partitioner {
@@ -132,7 +133,7 @@ TEST(LegacyPolicy, InvalidKubefedAnswerIsReplacedByAValidPlan) {
 
   const Plan plan = partition(spec, clusters, legacy, kNow);
   EXPECT_TRUE(invariantViolations(spec, resultOf(plan)).empty());
-  EXPECT_NE(plan.summary.find("invalid limits"), std::string::npos) << plan.summary;
+  EXPECT_NE(summaryOf(plan).find("invalid limits"), std::string::npos) << summaryOf(plan);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/partition.h"
+#include "partitioner/reasons.h"
 #include "test/partitioner/builders.h"
 
 namespace fedhpa::partitioner {
@@ -92,7 +93,7 @@ std::optional<Limits> limitsOf(const Plan& plan, const std::string& name) {
 
 std::string reasonFor(const Plan& plan, const std::string& name) {
   for (const Move& m : plan.moves) {
-    if (m.cluster == name) return m.reason;
+    if (m.cluster == name) return partitioner::reasonFor(plan, m);
   }
   return "";
 }
@@ -178,7 +179,7 @@ TEST(DemandOnMetrics, WithinToleranceIsNotSaturated) {
       {Cluster("member1").hpa(1, 4).running(4, 4).cpu(54).scaledAgo(600s),
        Cluster("member2").hpa(1, 6).running(1, 1).cpu(10).scaledAgo(600s)},
       kDemand, kNow);
-  EXPECT_TRUE(plan.moves.empty()) << plan.summary;
+  EXPECT_TRUE(plan.moves.empty()) << summaryOf(plan);
 }
 
 TEST(DemandOnMetrics, AllMetricsMissingFallsBackToTheReplicaCounts) {
@@ -203,7 +204,7 @@ using namespace testing;  // NOLINT: the builders
 
 std::string why(const Plan& plan, const std::string& name) {
   for (const Move& m : plan.moves) {
-    if (m.cluster == name) return m.reason;
+    if (m.cluster == name) return partitioner::reasonFor(plan, m);
   }
   return "";
 }
@@ -260,7 +261,7 @@ TEST(Reclaim, OnlyWhileAnotherClusterIsSaturated) {
       {Cluster("member1").hpa(1, 4).running(3, 3).cpu(50).scaledAgo(600s),
        Cluster("member2").hpa(1, 10).running(10, 10).cpu(10).scaledAgo(600s)},
       policy(Policy::Kind::Demand), kNow);
-  EXPECT_TRUE(plan.moves.empty()) << plan.summary;
+  EXPECT_TRUE(plan.moves.empty()) << summaryOf(plan);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Table tests: one rule of the partitioner per test, both policies where they should agree,
 // each where they differ.
 #include "partitioner/partition.h"
+#include "partitioner/reasons.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,7 +25,7 @@ std::optional<Limits> limitsOf(const Plan& plan, const std::string& name) {
 
 std::string reasonFor(const Plan& plan, const std::string& name) {
   for (const Move& m : plan.moves) {
-    if (m.cluster == name) return m.reason;
+    if (m.cluster == name) return partitioner::reasonFor(plan, m);
   }
   return "";
 }
@@ -68,7 +69,7 @@ TEST(Partition, ZeroClustersGiveAnEmptyPlanWithAReason) {
     const Plan plan = partition(federated(1, 10), {}, policy(kind), kNow);
     EXPECT_TRUE(plan.clusters.empty());
     EXPECT_TRUE(plan.moves.empty());
-    EXPECT_THAT(plan.summary, HasSubstr("no eligible cluster"));
+    EXPECT_THAT(summaryOf(plan), HasSubstr("no eligible cluster"));
   }
 }
 
@@ -98,7 +99,7 @@ TEST(Partition, NewClusterWaitsWhenEveryoneUsesTheirMax) {
                               policy(Kind::Demand), kNow);
   EXPECT_EQ(limitsOf(plan, "member3"), std::nullopt);
   EXPECT_TRUE(plan.moves.empty());
-  EXPECT_THAT(plan.summary, HasSubstr("new cluster waits"));
+  EXPECT_THAT(summaryOf(plan), HasSubstr("new cluster waits"));
 }
 
 TEST(Partition, SaturatedClusterNextToIdleOneReceivesMax) {
@@ -135,8 +136,8 @@ TEST(Partition, DemandSaysWhySaturationIsNotServed) {
                               {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
                                Cluster("member2").hpa(1, 5).running(4, 5).cpu(80).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
-  EXPECT_THAT(plan.summary, HasSubstr("member1 saturated"));
-  EXPECT_THAT(plan.summary, HasSubstr("no cluster has unused max"));
+  EXPECT_THAT(summaryOf(plan), HasSubstr("member1 saturated"));
+  EXPECT_THAT(summaryOf(plan), HasSubstr("no cluster has unused max"));
 }
 
 TEST(Partition, DemandSumsUpUnservedSaturationInOneNote) {
@@ -145,7 +146,7 @@ TEST(Partition, DemandSumsUpUnservedSaturationInOneNote) {
                                Cluster("member2").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
                                Cluster("member3").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
-  EXPECT_THAT(plan.summary, HasSubstr("member1 saturated (5/5 replicas at 90% > 50% target) and 2 more "
+  EXPECT_THAT(summaryOf(plan), HasSubstr("member1 saturated (5/5 replicas at 90% > 50% target) and 2 more "
                                       "saturated cluster(s) but no cluster has unused max to give"));
 }
 
@@ -306,7 +307,7 @@ TEST_P(BothPolicies, KubefedHangCaseGivesAValidPlan) {
   EXPECT_EQ(limitsOf(plan, "c1"), L(2, 10));
   EXPECT_EQ(limitsOf(plan, "c2"), std::nullopt);
   if (GetParam() == Kind::Legacy) {
-    EXPECT_THAT(plan.summary, HasSubstr("never finish"));
+    EXPECT_THAT(summaryOf(plan), HasSubstr("never finish"));
   }
 }
 
@@ -316,7 +317,7 @@ TEST_P(BothPolicies, QuietFederationIsStable) {
       Cluster("member2").hpa(1, 3).running(2, 1).cpu(30).scaledAgo(600s),
       Cluster("member3").hpa(1, 3).running(1, 1).cpu(20).scaledAgo(600s)};
   const Plan plan = partition(federated(3, 10), clusters, policy(GetParam()), kNow);
-  EXPECT_TRUE(plan.moves.empty()) << plan.moves.front().reason;
+  EXPECT_TRUE(plan.moves.empty()) << partitioner::reasonFor(plan, plan.moves.front());
   EXPECT_EQ(limitsOf(plan, "member1"), L(1, 4));
 }
 
