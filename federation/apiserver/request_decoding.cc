@@ -215,9 +215,11 @@ JsonListWriter::JsonListWriter(const std::string& kind, const std::string& apiVe
     : head_("{\"kind\":" + api::machinery::dumpSafe(json(kind)) +
             ",\"apiVersion\":" + api::machinery::dumpSafe(json(apiVersion))) {}
 
-void JsonListWriter::add(const json& item) {
+void JsonListWriter::add(const json& item) { addSerialized(api::machinery::dumpSafe(item)); }
+
+void JsonListWriter::addSerialized(const std::string& item) {
   items_ += items_.empty() ? "[" : ",";
-  items_ += api::machinery::dumpSafe(item);
+  items_ += item;
 }
 
 http::Response JsonListWriter::finish(const json& metadata) {

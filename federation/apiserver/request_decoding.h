@@ -54,6 +54,8 @@ class JsonListWriter {
  public:
   JsonListWriter(const std::string& kind, const std::string& apiVersion);
   void add(const nlohmann::json& item);
+  // An item already serialized (one JSON value).
+  void addSerialized(const std::string& item);
   http::Response finish(const nlohmann::json& metadata);
 
  private:

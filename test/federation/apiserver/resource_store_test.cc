@@ -235,11 +235,11 @@ TEST_F(ResourceStoreTest, WatchReportsAddedModifiedDeletedWithPreviousState) {
   ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return events.size() == 3; }));
   EXPECT_EQ(events[0].type, WatchEventType::Added);
   EXPECT_EQ(events[1].type, WatchEventType::Modified);
-  EXPECT_EQ(events[1].previous->at("spec")["size"], 1);
+  EXPECT_EQ(events[1].previous->object().at("spec")["size"], 1);
   EXPECT_EQ(events[2].type, WatchEventType::Deleted);
-  EXPECT_EQ(events[2].object["spec"]["size"], 2);
-  EXPECT_GT(std::stoll(events[2].object["metadata"]["resourceVersion"].get<std::string>()),
-            std::stoll(events[1].object["metadata"]["resourceVersion"].get<std::string>()));
+  EXPECT_EQ(events[2].object.object()["spec"]["size"], 2);
+  EXPECT_GT(std::stoll(events[2].object.object()["metadata"]["resourceVersion"].get<std::string>()),
+            std::stoll(events[1].object.object()["metadata"]["resourceVersion"].get<std::string>()));
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ class WatchCacheTest : public ::testing::Test {
     return WatchCache("/r/", listed, limits, time_);
   }
   // The next write to key: a Put of value, or a Delete when value is empty.
-  SharedEvent next(const std::string& key, const std::string& value) {
-    auto event = std::make_shared<WatchEvent>();
-    event->type = value.empty() ? WatchEvent::Type::Delete : WatchEvent::Type::Put;
-    event->kv = {key, value, ++revision_, revision_};
+  WatchEvent next(const std::string& key, const std::string& value) {
+    WatchEvent event;
+    event.type = value.empty() ? WatchEvent::Type::Delete : WatchEvent::Type::Put;
+    event.kv = {key, value, ++revision_, revision_};
     return event;
   }
   static std::vector<std::string> keysOf(const std::optional<ListResult>& result) {
