@@ -106,9 +106,8 @@ std::shared_ptr<const json> StoredObject::decoded() const {
 
 const json& StoredObject::object() const { return *decoded(); }
 
-const std::string& StoredObject::servedJson(const std::string& version) const {
-  // Kept alive by the derived forms, which this object shares for as long as it lives.
-  return *kv_.derived->get<std::string>("json:" + version, [&] {
+std::shared_ptr<const std::string> StoredObject::servedJson(const std::string& version) const {
+  return kv_.derived->get<std::string>("json:" + version, [&] {
     return api::machinery::dumpSafe(type_->fromInternal(object(), version));
   });
 }

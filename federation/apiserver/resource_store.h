@@ -55,7 +55,7 @@ class StoredObject {
   // The internal (stored) form, metadata.resourceVersion set.
   const json& object() const;
   // The object converted to a served version and serialized: what a response carries.
-  const std::string& servedJson(const std::string& version) const;
+  std::shared_ptr<const std::string> servedJson(const std::string& version) const;
   std::string resourceVersion() const { return std::to_string(kv_.modRevision); }
 
  private:

@@ -89,10 +89,10 @@ void WatchSession::onStoreEvent(const StoreWatchEvent& event) {
 void WatchSession::send(const std::string& type, const StoredObject& object) {
   if (!params_.table) {
     // The object's served bytes are made once per stored version and shared by every watcher.
-    const std::string& served = object.servedJson(params_.version);
+    const auto served = object.servedJson(params_.version);
     std::string line;
-    line.reserve(served.size() + type.size() + 32);
-    line.append("{\"type\":\"").append(type).append("\",\"object\":").append(served).append("}\n");
+    line.reserve(served->size() + type.size() + 32);
+    line.append("{\"type\":\"").append(type).append("\",\"object\":").append(*served).append("}\n");
     if (!stream_->write(std::move(line))) stream_->close();
     return;
   }
