@@ -264,8 +264,8 @@ TEST_F(ApiServerTest, CreateInAMissingNamespaceIsNotFound) {
   EXPECT_THAT(reply.json()["message"].get<std::string>(), HasSubstr("namespaces \"nowhere\" not found"));
 }
 
-// NamespaceLifecycle reads the namespace from the watch cache: what this server just wrote to a
-// namespace (created, deleting, deleted) must decide the next create at once.
+// NamespaceLifecycle: what this server just wrote to a namespace (created, deleting, deleted) must
+// decide the next create at once, wherever admission reads the namespace from.
 TEST_F(ApiServerTest, CreatesFollowTheirNamespaceThroughCreationDeletionAndItsEnd) {
   const auto createIn = [&](const std::string& ns, const std::string& name) {
     return call(port_, "POST", "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers", hpaV2(name, 2).dump());
