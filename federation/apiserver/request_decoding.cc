@@ -216,19 +216,22 @@ JsonListWriter::JsonListWriter(const std::string& kind, const std::string& apiVe
             ",\"apiVersion\":" + api::machinery::dumpSafe(json(apiVersion))) {}
 
 void JsonListWriter::add(const json& item) {
-  items_ += items_.empty() ? "[" : ",";
-  items_ += api::machinery::dumpSafe(item);
+  addSerialized(std::make_shared<const std::string>(api::machinery::dumpSafe(item)));
+}
+
+void JsonListWriter::addSerialized(std::shared_ptr<const std::string> item) {
+  if (!items_.empty()) items_.push_back({nullptr, ","});
+  const std::string_view bytes = *item;
+  items_.push_back({std::move(item), bytes});
 }
 
 http::Response JsonListWriter::finish(const json& metadata) {
   http::Response response;
   response.status = 200;
   response.headers.emplace("Content-Type", "application/json");
-  head_ += ",\"metadata\":" + api::machinery::dumpSafe(metadata) + ",\"items\":";
-  if (items_.empty()) items_ = "[";
-  items_ += "]}";
-  items_.insert(0, head_);
-  response.body = std::move(items_);
+  response.body = std::move(head_) + ",\"metadata\":" + api::machinery::dumpSafe(metadata) + ",\"items\":[";
+  response.bodyPieces = std::move(items_);
+  response.bodyPieces.push_back({nullptr, "]}"});
   return response;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -48,17 +49,20 @@ std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& r
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings);
 
 http::Response jsonResponse(int status, const nlohmann::json& body);
-// A kind/apiVersion/metadata/items list whose items are serialised one at a time, as they are
-// produced, so that a large list is never held as JSON values and as text at once.
+// A kind/apiVersion/metadata/items list whose items are serialized one at a time, as they are
+// produced, so that a large list is never held as JSON values and as text at once. The response
+// refers to each item's bytes (http::Response::bodyPieces) rather than copying them.
 class JsonListWriter {
  public:
   JsonListWriter(const std::string& kind, const std::string& apiVersion);
   void add(const nlohmann::json& item);
+  // An item already serialized (one JSON value), shared with whoever else holds it.
+  void addSerialized(std::shared_ptr<const std::string> item);
   http::Response finish(const nlohmann::json& metadata);
 
  private:
-  std::string items_;
   std::string head_;
+  std::vector<http::SharedBytes> items_;
 };
 
 }  // namespace fedhpa::apiserver

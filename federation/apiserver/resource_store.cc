@@ -86,7 +86,31 @@ json withoutResourceVersion(json object) {
   return object;
 }
 
+json decode(const storage::KeyValue& kv) {
+  json object = json::parse(kv.value);
+  object["metadata"]["resourceVersion"] = std::to_string(kv.modRevision);
+  return object;
+}
+
 }  // namespace
+
+StoredObject::StoredObject(const api::ResourceType& type, storage::KeyValue kv) : type_(&type), kv_(std::move(kv)) {
+  // A value straight from a backend has nobody to share its forms with: this object keeps them.
+  if (!kv_.derived) kv_.derived = std::make_shared<storage::DerivedForms>();
+}
+
+std::shared_ptr<const json> StoredObject::decoded() const {
+  if (!object_) object_ = kv_.derived->get<json>("object", [&] { return decode(kv_); });
+  return object_;
+}
+
+const json& StoredObject::object() const { return *decoded(); }
+
+std::shared_ptr<const std::string> StoredObject::servedJson(const std::string& version) const {
+  return kv_.derived->get<std::string>("json:" + version, [&] {
+    return api::machinery::dumpSafe(type_->fromInternal(object(), version));
+  });
+}
 
 ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
                              NamespaceAdmission namespaceAdmission)
@@ -105,12 +129,6 @@ std::string ResourceStore::keyPrefix(const std::string& namespaceName) const {
 
 std::string ResourceStore::key(const std::string& namespaceName, const std::string& name) const {
   return keyPrefix(namespaceName) + name;
-}
-
-json ResourceStore::decode(const storage::KeyValue& kv) const {
-  json object = json::parse(kv.value);
-  object["metadata"]["resourceVersion"] = std::to_string(kv.modRevision);
-  return object;
 }
 
 std::string ResourceStore::encode(const json& object) const { return withoutResourceVersion(object).dump(); }
@@ -182,12 +200,12 @@ json ResourceStore::get(const std::string& namespaceName, const std::string& nam
 
 ListPage ResourceStore::list(const ListRequest& request) {
   std::vector<json> items;
-  ListPage page = list(request, [&](json&& object) { items.push_back(std::move(object)); });
+  ListPage page = list(request, [&](const StoredObject& object) { items.push_back(object.object()); });
   page.items = std::move(items);
   return page;
 }
 
-ListPage ResourceStore::list(const ListRequest& request, const std::function<void(json&&)>& onItem) {
+ListPage ResourceStore::list(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem) {
   storage::ListOptions options;
   options.prefix = keyPrefix(request.namespaceName);
   if (!request.continueToken.empty()) {
@@ -205,11 +223,10 @@ ListPage ResourceStore::list(const ListRequest& request, const std::function<voi
       options.atRevision = result.revision;
       if (!result.items.empty()) options.startAfterKey = result.items.back().key;
       for (auto& kv : result.items) {
-        json object = decode(kv);
-        kv.value = std::string();  // one form of each object at a time: the stored bytes go as it is handed on
-        if (request.filter && !request.filter(object)) continue;
+        const StoredObject object(*type_, std::move(kv));
+        if (request.filter && !request.filter(object.object())) continue;
         ++count;
-        onItem(std::move(object));
+        onItem(object);
       }
       page.resourceVersion = std::to_string(result.revision);
       if (!result.more) break;
@@ -395,13 +412,11 @@ std::unique_ptr<storage::Watch> ResourceStore::watch(const std::string& namespac
   try {
     return storage_.watch(keyPrefix(namespaceName), afterRevision,
                           [this, onEvent = std::move(onEvent)](const storage::WatchEvent& event) {
-                            StoreWatchEvent out;
-                            out.object = decode(event.kv);
-                            if (event.previous) out.previous = decode(*event.previous);
-                            if (event.type == storage::WatchEvent::Type::Delete)
-                              out.type = WatchEventType::Deleted;
-                            else
-                              out.type = event.created() ? WatchEventType::Added : WatchEventType::Modified;
+                            WatchEventType type = WatchEventType::Deleted;
+                            if (event.type == storage::WatchEvent::Type::Put)
+                              type = event.created() ? WatchEventType::Added : WatchEventType::Modified;
+                            StoreWatchEvent out{type, StoredObject(*type_, event.kv), std::nullopt};
+                            if (event.previous) out.previous.emplace(*type_, *event.previous);
                             onEvent(out);
                           });
   } catch (const StorageError& error) {

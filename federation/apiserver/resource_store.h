@@ -41,6 +41,31 @@ struct ListRequest {
   std::string continueToken;
 };
 
+// One stored version of an object, as the store hands it to readers. Its decoded (internal) form
+// and its JSON in each served version are derived once per stored version: behind the watch cache
+// they are kept with the cached value, so every LIST and watcher reading that version shares them
+// instead of parsing and serializing the object again (kube-apiserver's cacher keeps decoded
+// objects, and serializes each watch event once per encoding, the same way). Immutable: both
+// forms are handed out const, so no request can change what another one reads. The StoredObject
+// itself is one reader's handle, used on one thread at a time; what it derives is shared.
+class StoredObject {
+ public:
+  StoredObject(const api::ResourceType& type, storage::KeyValue kv);
+
+  // The internal (stored) form, metadata.resourceVersion set.
+  const json& object() const;
+  // The object converted to a served version and serialized: what a response carries.
+  std::shared_ptr<const std::string> servedJson(const std::string& version) const;
+  std::string resourceVersion() const { return std::to_string(kv_.modRevision); }
+
+ private:
+  std::shared_ptr<const json> decoded() const;
+
+  const api::ResourceType* type_;
+  storage::KeyValue kv_;
+  mutable std::shared_ptr<const json> object_;  // looked up once per StoredObject
+};
+
 struct ListPage {
   std::vector<json> items;
   std::string resourceVersion;
@@ -54,8 +79,8 @@ enum class WatchEventType { Added, Modified, Deleted };
 
 struct StoreWatchEvent {
   WatchEventType type;
-  json object;                    // with resourceVersion; for Deleted, the last state
-  std::optional<json> previous;   // the object before this change, when there was one
+  StoredObject object;                    // for Deleted, the last state (at the delete's revision)
+  std::optional<StoredObject> previous;   // the object before this change, when there was one
 };
 
 // Create must be refused when the namespace does not exist or is terminating (kube-apiserver's
@@ -74,9 +99,9 @@ class ResourceStore {
   json create(const std::string& namespaceName, json object, bool dryRun);
   json get(const std::string& namespaceName, const std::string& name);
   ListPage list(const ListRequest& request);
-  // The same page, each object handed to onItem as it is decoded (the page's items stay empty), so
-  // that a large list need not be held whole.
-  ListPage list(const ListRequest& request, const std::function<void(json&&)>& onItem);
+  // The same page, each object handed to onItem in turn (the page's items stay empty), so that a
+  // large list is never copied: a response is written from the objects' shared served forms.
+  ListPage list(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem);
   // Read-modify-write: retries on concurrent writes unless the proposal carries a resourceVersion,
   // which then must match (409 otherwise).
   json update(const std::string& namespaceName, const std::string& name, const Transform& transform,
@@ -91,7 +116,6 @@ class ResourceStore {
  private:
   std::string keyPrefix(const std::string& namespaceName) const;
   std::string key(const std::string& namespaceName, const std::string& name) const;
-  json decode(const storage::KeyValue& kv) const;
   // The stored key-value and its object; 404 when absent.
   std::pair<storage::KeyValue, json> readCurrent(const std::string& namespaceName, const std::string& name);
   std::string encode(const json& object) const;

@@ -348,11 +348,12 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     responder->respond(jsonResponse(200, out));
     return;
   }
-  // Each object is converted and serialised as storage hands it over: a list of 20,000 objects is
-  // never held as three copies of JSON values.
+  // The response is the objects' served bytes in a row: each object's bytes are made once per
+  // stored version and version, and shared by every list and watch that serves it.
   const auto& names = call.type().names();
   JsonListWriter writer(names.kind + "List", names.apiVersion(call.version));
-  const ListPage page = call.store.list(listRequest, [&](json&& item) { writer.add(call.served(item)); });
+  const ListPage page = call.store.list(
+      listRequest, [&](const StoredObject& item) { writer.addSerialized(item.servedJson(call.version)); });
   responder->respond(writer.finish(metadataOf(page)));
 }
 

@@ -11,7 +11,9 @@ namespace {
 
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
 
-bool matches(const WatchParams& params, const json& object) { return !params.filter || params.filter(object); }
+bool matches(const WatchParams& params, const StoredObject& object) {
+  return !params.filter || params.filter(object.object());
+}
 
 }  // namespace
 
@@ -32,8 +34,8 @@ std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchPar
   try {
     if (rv.empty() || rv == "0") {
       // kubectl get NAME -w discards the first event: the current state comes first, as ADDED.
-      const ListPage page = store.list({session->params_.namespaceName, session->params_.filter, std::nullopt, ""});
-      for (const auto& object : page.items) session->send("ADDED", object);
+      const ListPage page = store.list({session->params_.namespaceName, session->params_.filter, std::nullopt, ""},
+                                       [&](const StoredObject& object) { session->send("ADDED", object); });
       session->lastResourceVersion_ = page.resourceVersion;
       session->subscribe(std::stoll(page.resourceVersion));
     } else {
@@ -81,23 +83,31 @@ void WatchSession::onStoreEvent(const StoreWatchEvent& event) {
       break;
   }
   std::lock_guard lock(mutex_);
-  lastResourceVersion_ = metaString(event.object, "resourceVersion");
+  lastResourceVersion_ = event.object.resourceVersion();
 }
 
-void WatchSession::send(const std::string& type, const json& internalObject) {
+void WatchSession::send(const std::string& type, const StoredObject& object) {
+  if (!params_.table) {
+    // The object's served bytes are made once per stored version and shared by every watcher.
+    const auto served = object.servedJson(params_.version);
+    std::string line;
+    line.reserve(served->size() + type.size() + 32);
+    line.append("{\"type\":\"").append(type).append("\",\"object\":").append(*served).append("}\n");
+    if (!stream_->write(std::move(line))) stream_->close();
+    return;
+  }
   const auto& resourceType = store_.type();
+  const json& internalObject = object.object();
   const json served = resourceType.fromInternal(internalObject, params_.version);
-  json object;
-  if (params_.table) {
+  json table;
+  {
     std::lock_guard lock(mutex_);
     TableOptions options{*params_.table, !columnsSent_};
     columnsSent_ = true;
-    object = buildTable(resourceType, {internalObject}, {served}, options, api::Clock::now());
-    object["metadata"]["resourceVersion"] = metaString(internalObject, "resourceVersion");
-  } else {
-    object = served;
+    table = buildTable(resourceType, {internalObject}, {served}, options, api::Clock::now());
   }
-  write({{"type", type}, {"object", std::move(object)}});
+  table["metadata"]["resourceVersion"] = object.resourceVersion();
+  write({{"type", type}, {"object", std::move(table)}});
 }
 
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }

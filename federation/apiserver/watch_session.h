@@ -47,7 +47,7 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
  private:
   void subscribe(storage::Revision afterRevision);
   void onStoreEvent(const StoreWatchEvent& event);
-  void send(const std::string& type, const nlohmann::json& internalObject);
+  void send(const std::string& type, const StoredObject& object);
   void sendError(const api::ApiError& error);
   void write(const nlohmann::json& event);
 

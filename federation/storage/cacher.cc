@@ -186,10 +186,9 @@ void Cacher::restartIfEnded(Resource& resource) {
 
 void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
   insideBackendCallback = true;
-  const auto shared = std::make_shared<const WatchEvent>(event);
   {
     std::lock_guard lock(resource.mutex);
-    resource.cache->apply(shared);
+    const SharedEvent shared = resource.cache->apply(event);
     std::erase_if(resource.watchers, [&](const std::shared_ptr<Watcher>& watcher) {
       return event.kv.key.starts_with(watcher->prefix()) && !watcher->enqueue(shared);
     });

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,11 +17,43 @@ namespace fedhpa::storage {
 
 using Revision = std::int64_t;
 
+// What readers derive from one stored value (its decoded object, its bytes in each served
+// version), each made once, by the first reader that needs it, and then shared by every reader of
+// that same value: kube-apiserver's cacher keeps objects decoded and events serialized once per
+// encoding in the same way. Storage never looks inside: the forms are its callers' types, named by
+// its callers (one name, one type). Everything kept is const, so no reader can change what another
+// reads; a new value of the key gets new forms.
+class DerivedForms {
+ public:
+  template <class T, class Make>
+  std::shared_ptr<const T> get(const std::string& name, Make&& make) {
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& [formName, form] : forms_)
+        if (formName == name) return std::static_pointer_cast<const T>(form);
+    }
+    // Made outside the lock: two readers racing both make it, the first one kept is what both use.
+    std::shared_ptr<const T> made = std::make_shared<const T>(make());
+    std::lock_guard lock(mutex_);
+    for (const auto& [formName, form] : forms_)
+      if (formName == name) return std::static_pointer_cast<const T>(form);
+    forms_.emplace_back(name, made);
+    return made;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<const void>>> forms_;  // a few: a linear search
+};
+
 struct KeyValue {
   std::string key;
   std::string value;
   Revision createRevision = 0;
   Revision modRevision = 0;  // for a deleted key in a watch event: the revision of the delete
+  // Set by the watch cache, shared by every copy of this value it hands out; unset from a backend
+  // (each reader then derives its own).
+  std::shared_ptr<DerivedForms> derived = nullptr;
 };
 
 class StorageError : public std::runtime_error {

@@ -36,17 +36,28 @@ WatchCache::WatchCache(std::string prefix, const ListResult& listed, WatchCacheL
       time_(time),
       revision_(listed.revision),
       windowStart_(listed.revision) {
-  for (const auto& kv : listed.items) current_.emplace(kv.key, std::make_shared<const KeyValue>(kv));
+  for (const auto& kv : listed.items) {
+    auto item = std::make_shared<KeyValue>(kv);
+    item->derived = std::make_shared<DerivedForms>();
+    current_.emplace(kv.key, std::move(item));
+  }
 }
 
-void WatchCache::apply(SharedEvent event) {
-  if (event->type == WatchEvent::Type::Put)
-    current_[event->kv.key] = std::make_shared<const KeyValue>(event->kv);
-  else
-    current_.erase(event->kv.key);
-  revision_ = event->kv.modRevision;
-  history_.push_back({std::move(event), time_.monotonicTime()});
+SharedEvent WatchCache::apply(WatchEvent event) {
+  // A Delete's value carries the delete's revision: another value than the one it removes.
+  event.kv.derived = std::make_shared<DerivedForms>();
+  const auto replaced = current_.find(event.kv.key);
+  if (event.previous && replaced != current_.end() && replaced->second->modRevision == event.previous->modRevision)
+    event.previous->derived = replaced->second->derived;
+  auto shared = std::make_shared<const WatchEvent>(std::move(event));
+  if (shared->type == WatchEvent::Type::Put)
+    current_.insert_or_assign(shared->kv.key, std::make_shared<const KeyValue>(shared->kv));
+  else if (replaced != current_.end())
+    current_.erase(replaced);
+  revision_ = shared->kv.modRevision;
+  history_.push_back({shared, time_.monotonicTime()});
   forgetOld();
+  return shared;
 }
 
 void WatchCache::forgetOld() {

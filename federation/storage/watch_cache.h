@@ -36,8 +36,11 @@ class WatchCache {
   // Every event after this revision is in the history: the oldest revision a watch can start from.
   Revision windowStart() const { return windowStart_; }
 
-  // Applies the next event from the backend (in revision order) and remembers it.
-  void apply(SharedEvent event);
+  // Applies the next event from the backend (in revision order) and remembers it. Returns the
+  // event as kept: its new value carries fresh derived forms, shared with what lists return; its
+  // previous value carries those of the value it replaces, so that a watcher reading both decodes
+  // neither again.
+  SharedEvent apply(WatchEvent event);
 
   // The events with revision > after under keyPrefix, oldest first; nullopt when after is older
   // than the window (the watcher must list again: Expired).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fedhpa::apiserver::http {
@@ -38,10 +39,35 @@ struct Request {
   std::optional<std::string> queryParam(const std::string& name) const;  // the first value
 };
 
+// Bytes that others hold too (an object's served form, kept by the watch cache for every reader):
+// a response sends them from where they are. owner keeps them alive; unset for static bytes.
+struct SharedBytes {
+  std::shared_ptr<const void> owner;
+  std::string_view bytes;
+};
+
 struct Response {
   int status = 200;
   Headers headers;
   std::string body;
+  // The rest of the body, after `body`: bytes shared with others, referred to rather than copied
+  // into one string (a LIST of 1,000 objects is the watch cache's bytes); the server copies them
+  // into its socket a chunk at a time.
+  std::vector<SharedBytes> bodyPieces = {};
+
+  std::size_t bodySize() const {
+    std::size_t size = body.size();
+    for (const auto& piece : bodyPieces) size += piece.bytes.size();
+    return size;
+  }
+  // body and bodyPieces as one string, for whoever must read the body as a whole.
+  std::string flatBody() const {
+    std::string flat;
+    flat.reserve(bodySize());
+    flat += body;
+    for (const auto& piece : bodyPieces) flat += piece.bytes;
+    return flat;
+  }
 };
 
 // A never-ending chunked response. write() queues one chunk and returns false once the peer is

@@ -189,19 +189,20 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   // Any thread. The first answer to the current request wins: a handler's late answer after the
   // request timed out is dropped.
   void respond(Response response, bool keepAlive, std::uint64_t requestNumber) {
+    const std::size_t size = response.bodySize();
     response.headers.erase("Content-Length");
-    response.headers.emplace("Content-Length", std::to_string(response.body.size()));
+    response.headers.emplace("Content-Length", std::to_string(size));
     response.headers.emplace("Connection", keepAlive ? "keep-alive" : "close");
     std::string bytes = serializeHead(response.status, response.headers) + "\r\n" + response.body;
     const int status = response.status;
-    const std::size_t size = response.body.size();
     auto self = this->shared_from_this();
-    net::post(stream_.get_executor(), [self, bytes = std::move(bytes), keepAlive, requestNumber, status, size]() mutable {
+    net::post(stream_.get_executor(), [self, bytes = std::move(bytes), pieces = std::move(response.bodyPieces), keepAlive,
+                                       requestNumber, status, size]() mutable {
       if (!self->answer(requestNumber)) return;
       self->logAccess(status, size);
       // A client that does not take its answer within the request timeout loses the connection.
       self->expireAfter(self->context_.options.requestTimeout);
-      self->send(std::move(bytes), [self, keepAlive] {
+      self->send(std::move(bytes), std::move(pieces), [self, keepAlive] {
         if (keepAlive) self->awaitNextRequest();
         else self->lingeringClose();
       });
@@ -230,7 +231,14 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
  private:
   struct Outgoing {
     std::string bytes;
+    std::vector<SharedBytes> pieces;  // sent after bytes, gathered a chunk at a time
     std::function<void()> after;
+    std::size_t nextPiece = 0;  // the first piece not yet gathered
+    std::size_t size() const {
+      std::size_t size = bytes.size();
+      for (const auto& piece : pieces) size += piece.bytes.size();
+      return size;
+    }
   };
 
   // On the strand: true for the first answer to the request in flight.
@@ -422,8 +430,10 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   // On the strand.
-  void send(std::string bytes, std::function<void()> after) {
-    outbox_.push_back({std::move(bytes), std::move(after)});
+  void send(std::string bytes, std::function<void()> after) { send(std::move(bytes), {}, std::move(after)); }
+
+  void send(std::string bytes, std::vector<SharedBytes> pieces, std::function<void()> after) {
+    outbox_.push_back({std::move(bytes), std::move(pieces), std::move(after)});
     if (!writing_) writeNext();
   }
 
@@ -434,9 +444,19 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     }
     writing_ = true;
     auto self = this->shared_from_this();
-    net::async_write(stream_, net::buffer(outbox_.front().bytes), [self](beast::error_code ec, std::size_t) {
-      Outgoing done = std::move(self->outbox_.front());
-      self->outbox_.pop_front();
+    Outgoing& next = outbox_.front();
+    net::const_buffer buffer = net::buffer(next.bytes);
+    if (!next.pieces.empty()) {
+      // Pieces go out gathered into chunks: a gather write sends 64 buffers per sendmsg (asio's
+      // iovec bound), and on loopback each sendmsg costs far more than copying a few KiB.
+      gathered_.clear();
+      if (next.nextPiece == 0) gathered_ = next.bytes;
+      while (next.nextPiece < next.pieces.size() && gathered_.size() < kGatherChunkBytes)
+        gathered_ += next.pieces[next.nextPiece++].bytes;
+      buffer = net::buffer(gathered_);
+    }
+    // The buffer is outbox_.front()'s or gathered_, which stay until this write completes.
+    net::async_write(stream_, buffer, [self](beast::error_code ec, std::size_t) {
       if (ec) {
         self->outbox_.clear();
         self->queuedBytes_ = 0;
@@ -445,7 +465,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         return self->shutdown();
       }
       self->lastProgress_ = steadyNanos();
-      const std::size_t payload = done.bytes.size();
+      Outgoing& sent = self->outbox_.front();
+      if (sent.nextPiece < sent.pieces.size()) return self->writeNext();  // more of the same answer
+      Outgoing done = std::move(sent);
+      self->outbox_.pop_front();
+      if (!done.pieces.empty()) std::string().swap(self->gathered_);  // an idle connection holds no chunk
+      const std::size_t payload = done.size();
       std::size_t queued = self->queuedBytes_.load();
       while (!self->queuedBytes_.compare_exchange_weak(queued, queued - std::min(queued, payload))) {
       }
@@ -521,6 +546,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   std::optional<RequestParser> parser_;
   std::deque<Outgoing> outbox_;
   bool writing_ = false;
+  static constexpr std::size_t kGatherChunkBytes = 256 * 1024;
+  std::string gathered_;  // the chunk of an answer's pieces being written
   bool streamEnded_ = false;
   // The request being read or served, and whether it was answered (both on the strand).
   std::uint64_t requestNumber_ = 0;

@@ -264,6 +264,26 @@ TEST_F(ApiServerTest, CreateInAMissingNamespaceIsNotFound) {
   EXPECT_THAT(reply.json()["message"].get<std::string>(), HasSubstr("namespaces \"nowhere\" not found"));
 }
 
+// NamespaceLifecycle: what this server just wrote to a namespace (created, deleting, deleted) must
+// decide the next create at once, wherever admission reads the namespace from.
+TEST_F(ApiServerTest, CreatesFollowTheirNamespaceThroughCreationDeletionAndItsEnd) {
+  const auto createIn = [&](const std::string& ns, const std::string& name) {
+    return call(port_, "POST", "/apis/autoscaling/v2/namespaces/" + ns + "/horizontalpodautoscalers", hpaV2(name, 2).dump());
+  };
+  const json held = {{"apiVersion", "v1"}, {"kind", "Namespace"},
+                     {"metadata", {{"name", "held"}, {"finalizers", {"example.io/hold"}}}}};
+  ASSERT_EQ(call(port_, "POST", "/api/v1/namespaces", held.dump()).status, 201);
+  EXPECT_EQ(createIn("held", "a").status, 201) << "a namespace created a moment ago admits creates";
+  ASSERT_EQ(call(port_, "DELETE", "/api/v1/namespaces/held").status, 200);
+  const auto refused = createIn("held", "b");
+  EXPECT_EQ(refused.status, 403) << "a namespace being deleted admits nothing new";
+  EXPECT_THAT(refused.json()["message"].get<std::string>(), HasSubstr("because it is being terminated"));
+  ASSERT_EQ(call(port_, "PATCH", "/api/v1/namespaces/held", R"({"metadata":{"finalizers":null}})",
+                 {{"Content-Type", "application/merge-patch+json"}}).status, 200);
+  ASSERT_EQ(call(port_, "GET", "/api/v1/namespaces/held").status, 404);
+  EXPECT_EQ(createIn("held", "c").status, 404) << "and once it is gone, creates in it are NotFound";
+}
+
 TEST_F(ApiServerTest, MetricsCountRequests) {
   call(port_, "GET", kHpas);
   const auto metrics = call(port_, "GET", "/metrics").body;

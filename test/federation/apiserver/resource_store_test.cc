@@ -6,10 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <type_traits>
 
+#include "federation/api/hpa_type.h"
+#include "federation/storage/cacher.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/federation/apiserver/test_resource_type.h"
+#include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::apiserver {
 namespace {
@@ -235,11 +240,122 @@ TEST_F(ResourceStoreTest, WatchReportsAddedModifiedDeletedWithPreviousState) {
   ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return events.size() == 3; }));
   EXPECT_EQ(events[0].type, WatchEventType::Added);
   EXPECT_EQ(events[1].type, WatchEventType::Modified);
-  EXPECT_EQ(events[1].previous->at("spec")["size"], 1);
+  EXPECT_EQ(events[1].previous->object().at("spec")["size"], 1);
   EXPECT_EQ(events[2].type, WatchEventType::Deleted);
-  EXPECT_EQ(events[2].object["spec"]["size"], 2);
-  EXPECT_GT(std::stoll(events[2].object["metadata"]["resourceVersion"].get<std::string>()),
-            std::stoll(events[1].object["metadata"]["resourceVersion"].get<std::string>()));
+  EXPECT_EQ(events[2].object.object()["spec"]["size"], 2);
+  EXPECT_GT(std::stoll(events[2].object.object()["metadata"]["resourceVersion"].get<std::string>()),
+            std::stoll(events[1].object.object()["metadata"]["resourceVersion"].get<std::string>()));
+}
+
+// Lists and watches behind the watch cache, where each stored version's decoded object and served
+// bytes are made once and shared by every request: what is served must still be each request's.
+class ResourceStoreOverWatchCacheTest : public ::testing::Test {
+ protected:
+  static std::unique_ptr<storage::Storage> cached(fedhpa::testing::FakeTimeSource& time) {
+    storage::CacherOptions options;
+    options.resourcePrefixes = {ResourceStore::resourcePrefix(*api::horizontalPodAutoscalerType())};
+    return std::make_unique<storage::Cacher>(storage::SqliteStorage::openInMemory({}), options, time);
+  }
+  static json hpa(const std::string& name, int cpu, const std::string& tier) {
+    return {{"apiVersion", "autoscaling/v2"},
+            {"kind", "HorizontalPodAutoscaler"},
+            {"metadata", {{"name", name}, {"labels", {{"tier", tier}}}}},
+            {"spec",
+             {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+              {"minReplicas", 1},
+              {"maxReplicas", 10},
+              {"metrics", json::array({{{"type", "Resource"},
+                                        {"resource", {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", cpu}}}}}}})}}}};
+  }
+  // The served bytes of every listed object, parsed back, by name.
+  std::map<std::string, json> listServed(const std::string& version, const ListRequest& request = {"ns", {}, std::nullopt, ""}) {
+    std::map<std::string, json> served;
+    store_.list(request, [&](const StoredObject& object) {
+      const json parsed = json::parse(*object.servedJson(version));
+      served[parsed["metadata"]["name"].get<std::string>()] = parsed;
+    });
+    return served;
+  }
+  void setCpu(const std::string& name, int cpu) {
+    store_.update("ns", name, [&](const json& current) {
+      json next = current;
+      next["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] = cpu;
+      return next;
+    }, Subresource::Main, false);
+  }
+
+  fedhpa::testing::FakeTimeSource time_;
+  std::unique_ptr<storage::Storage> storage_ = cached(time_);
+  ResourceStore store_{api::horizontalPodAutoscalerType(), *storage_};
+};
+
+TEST_F(ResourceStoreOverWatchCacheTest, AListAfterAnUpdateServesTheUpdatedBytes) {
+  store_.create("ns", hpa("a", 50, "web"), false);
+  store_.create("ns", hpa("b", 60, "web"), false);
+  const auto before = listServed("v2");
+  EXPECT_EQ(before.at("a")["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 50);
+  setCpu("a", 70);
+  const auto after = listServed("v2");
+  EXPECT_EQ(after.at("a")["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 70);
+  EXPECT_NE(after.at("a")["metadata"]["resourceVersion"], before.at("a")["metadata"]["resourceVersion"]);
+  EXPECT_EQ(after.at("b"), before.at("b")) << "an object not written is served as it was";
+  store_.remove("ns", "b", {});
+  EXPECT_EQ(listServed("v2").count("b"), 0u);
+}
+
+TEST_F(ResourceStoreOverWatchCacheTest, EachServedVersionGetsItsOwnBytes) {
+  store_.create("ns", hpa("a", 50, "web"), false);
+  // v2 first: its bytes are kept; v1 must not be served from them.
+  const json v2 = listServed("v2").at("a");
+  const json v1 = listServed("v1").at("a");
+  EXPECT_EQ(v2["apiVersion"], "autoscaling/v2");
+  EXPECT_EQ(v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 50);
+  EXPECT_FALSE(v2["spec"].contains("targetCPUUtilizationPercentage"));
+  EXPECT_EQ(v1["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(v1["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_FALSE(v1["spec"].contains("metrics"));
+  EXPECT_EQ(v1["metadata"]["resourceVersion"], v2["metadata"]["resourceVersion"]);
+  setCpu("a", 80);
+  EXPECT_EQ(listServed("v1").at("a")["spec"]["targetCPUUtilizationPercentage"], 80);
+  EXPECT_EQ(listServed("v2").at("a")["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 80);
+}
+
+TEST_F(ResourceStoreOverWatchCacheTest, SelectorsStillFilterAndFollowUpdates) {
+  store_.create("ns", hpa("a", 50, "web"), false);
+  store_.create("ns", hpa("b", 50, "db"), false);
+  listServed("v2");  // both objects' forms are made and kept
+  const auto web = [](const json& object) { return object["metadata"]["labels"].value("tier", "") == "web"; };
+  auto served = listServed("v2", {"ns", web, std::nullopt, ""});
+  EXPECT_EQ(served.size(), 1u);
+  EXPECT_EQ(served.count("a"), 1u);
+  store_.update("ns", "b", [](const json& current) {
+    json next = current;
+    next["metadata"]["labels"]["tier"] = "web";
+    return next;
+  }, Subresource::Main, false);
+  served = listServed("v2", {"ns", web, std::nullopt, ""});
+  EXPECT_EQ(served.size(), 2u) << "the relabelled object's new version is what the selector sees";
+}
+
+TEST_F(ResourceStoreOverWatchCacheTest, WhatARequestDoesWithItsCopyLeavesTheCachedObjectAlone) {
+  static_assert(std::is_const_v<std::remove_reference_t<decltype(std::declval<const StoredObject&>().object())>>);
+  store_.create("ns", hpa("a", 50, "web"), false);
+  const std::string servedBefore = *[&] {
+    std::shared_ptr<const std::string> bytes;
+    store_.list({"ns", {}, std::nullopt, ""}, [&](const StoredObject& object) { bytes = object.servedJson("v2"); });
+    return bytes;
+  }();
+  // A request's objects are its own: the Table path and deletecollection work on these copies.
+  ListPage page = store_.list({"ns", {}, std::nullopt, ""});
+  ASSERT_EQ(page.items.size(), 1u);
+  page.items[0]["spec"]["maxReplicas"] = 99;
+  page.items[0]["metadata"]["labels"]["tier"] = "changed";
+  const ListPage again = store_.list({"ns", {}, std::nullopt, ""});
+  EXPECT_EQ(again.items[0]["spec"]["maxReplicas"], 10);
+  EXPECT_EQ(again.items[0]["metadata"]["labels"]["tier"], "web");
+  std::string servedAfter;
+  store_.list({"ns", {}, std::nullopt, ""}, [&](const StoredObject& object) { servedAfter = *object.servedJson("v2"); });
+  EXPECT_EQ(servedAfter, servedBefore);
 }
 
 }  // namespace

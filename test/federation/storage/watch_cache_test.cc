@@ -21,10 +21,10 @@ class WatchCacheTest : public ::testing::Test {
     return WatchCache("/r/", listed, limits, time_);
   }
   // The next write to key: a Put of value, or a Delete when value is empty.
-  SharedEvent next(const std::string& key, const std::string& value) {
-    auto event = std::make_shared<WatchEvent>();
-    event->type = value.empty() ? WatchEvent::Type::Delete : WatchEvent::Type::Put;
-    event->kv = {key, value, ++revision_, revision_};
+  WatchEvent next(const std::string& key, const std::string& value) {
+    WatchEvent event;
+    event.type = value.empty() ? WatchEvent::Type::Delete : WatchEvent::Type::Put;
+    event.kv = {key, value, ++revision_, revision_};
     return event;
   }
   static std::vector<std::string> keysOf(const std::optional<ListResult>& result) {
@@ -113,6 +113,31 @@ TEST_F(WatchCacheTest, SnapshotsAreForgottenByAgeAndCount) {
   time_.advance(std::chrono::seconds(61));
   EXPECT_FALSE(cache.list({"/r/", later, 1, "/r/b"})) << "older than the history's age";
   EXPECT_FALSE(cache.list({"/r/", 3, {}, ""})) << "a revision the cache never held";
+}
+
+TEST_F(WatchCacheTest, AValueSharesItsDerivedFormsWithEveryReaderUntilTheKeyChanges) {
+  WatchCache cache = makeCache({});
+  const auto formsOf = [&](const std::string& key) {
+    const ListResult listed = cache.list({key, {}, {}, ""}).value();
+    return listed.items.empty() ? nullptr : listed.items.front().derived;
+  };
+  const auto listed = formsOf("/r/b");
+  ASSERT_NE(listed, nullptr);
+  EXPECT_EQ(formsOf("/r/b"), listed) << "two lists read one value: one set of forms";
+  EXPECT_EQ(*listed->get<std::string>("form", [] { return std::string("made once"); }), "made once");
+  EXPECT_EQ(*listed->get<std::string>("form", [] { return std::string("made again"); }), "made once");
+
+  WatchEvent update = next("/r/b", "b2");
+  update.previous = KeyValue{"/r/b", "b", 5, 5};
+  const SharedEvent applied = cache.apply(update);
+  ASSERT_TRUE(applied->previous.has_value());
+  EXPECT_EQ(applied->previous->derived, listed) << "the event's previous value is the value lists read";
+  EXPECT_NE(applied->kv.derived, listed) << "a new value gets new forms";
+  EXPECT_EQ(formsOf("/r/b"), applied->kv.derived) << "lists after the event share the event's forms";
+  EXPECT_EQ(*formsOf("/r/b")->get<std::string>("form", [] { return std::string("of b2"); }), "of b2");
+
+  const SharedEvent deleted = cache.apply(next("/r/b", ""));
+  EXPECT_NE(deleted->kv.derived, applied->kv.derived) << "a delete's value carries the delete's revision";
 }
 
 }  // namespace

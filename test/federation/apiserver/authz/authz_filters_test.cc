@@ -25,7 +25,7 @@ class CapturingResponder : public http::Responder {
   void respond(http::Response response) override { this->response = std::move(response); }
   std::shared_ptr<http::ResponseStream> stream(int, http::Headers) override { return nullptr; }
   http::Response response;
-  json body() const { return json::parse(response.body); }
+  json body() const { return json::parse(response.flatBody()); }
 };
 
 // The API behind the filters: writes RBAC bindings to the real store, answers 201 with the body,
