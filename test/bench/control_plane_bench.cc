@@ -128,6 +128,18 @@ std::string cpuSince(const std::vector<const Process*>& processes, const std::ve
   return cpu;
 }
 
+// Reconciles per federated HPA and their mean duration, from the controller's /metrics since its start.
+std::string reconcileSummary(const std::map<std::string, double>& metrics, int n) {
+  const auto value = [&](const std::string& key) {
+    const auto it = metrics.find(key);
+    return it == metrics.end() ? 0.0 : it->second;
+  };
+  const double reconciles = value("fedhpa_reconcile_duration_seconds_count");
+  return fixed(reconciles, 0) + " reconciles (" + fixed(reconciles / n, 2) + " per federated HPA), mean " +
+         fixed(1000 * value("fedhpa_reconcile_duration_seconds_sum") / std::max(reconciles, 1.0), 1) + " ms, " +
+         fixed(value("fedhpa_reconcile_errors_total"), 0) + " failed";
+}
+
 void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   const int n = sizes.convergenceHpas;
   progress("convergence: apiserver, 3 member-sims, N=" + std::to_string(n) + " federated HPAs, then controller-manager");
@@ -171,6 +183,7 @@ void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   cpuBefore.push_back(0);
   progress("CPU s until converged: " + cpuSince(processes, cpuBefore) + "; " +
            writesPerHpa(revisionsBefore, revisions(f.federation, f.members), n));
+  progress("controller-manager: " + reconcileSummary(scrapeMetrics(f.controllerUrl), n));
   const double rate = 3.0 * n / elapsed;
   progress("converged: " + std::to_string(3 * n) + " local HPAs in " + fixed(elapsed, 2) + " s from the controller-manager's start");
   rows.push_back({"convergence N=" + std::to_string(n) + " x3 (stored, started)",
