@@ -38,9 +38,9 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       queue_(std::chrono::milliseconds(100), std::chrono::seconds(30), static_cast<std::size_t>(std::max(1, options.workers / 2))),
       events_(federation, time),
       calls_(time, options.memberCalls),
-      // A quarter as many writers as workers: a status write is at most one per reconcile, and
-      // waits for the federation API's commit alone.
-      statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 4)), [this](const std::string& key) { queue_.addRateLimited(key); }),
+      // Half as many writers as workers: a status write is at most one per reconcile, and waits
+      // for the federation API's commit alone.
+      statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
       federatedHpas_(federation, kHpas, enqueueingHpas(queue_, reconciler_, "")),
       federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}, options.policy),

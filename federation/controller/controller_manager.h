@@ -26,9 +26,7 @@
 namespace fedhpa::controller {
 
 struct ControllerOptions {
-  // Twice the writes MemberCalls lets be in flight to one member: a worker holds no member's slot
-  // while it waits on the federation (the finalizer's commit), and the others keep the slots busy.
-  int workers = 16;
+  int workers = 8;
   std::chrono::milliseconds resyncPeriod{30000};
   std::chrono::milliseconds clusterProbePeriod{10000};
   std::chrono::milliseconds clusterUnhealthyGrace{40000};

@@ -51,7 +51,7 @@ struct Sizes {
 
 // How many writes MemberCalls lets be in flight to one member (MemberCallOptions::perMember).
 constexpr int kPerMemberConcurrency = 8;
-constexpr int kControllerWorkers = 16;  // the controller-manager's default --workers
+constexpr int kControllerWorkers = 8;  // the controller-manager's default --workers
 constexpr int kLatencyMs = 50;
 
 // ---------------------------------------------------------------------------------------------
