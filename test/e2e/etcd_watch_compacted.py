@@ -24,7 +24,17 @@ try:
     writer = fed.start_serving("writer", "apiserver", "--listen", "127.0.0.1:0", "--etcd-servers", etcd.endpoints(["etcd1", "etcd2"]))
     fed.api = writer
     fed.create_hpa("before", 3)
-    rv = fed.call(watched + HPA_PATH)["metadata"]["resourceVersion"]
+    # A LIST is served from the watched server's cache, which shows a write made through another
+    # server once its etcd watch has delivered it (kube's resourceVersion=0 semantics, see README):
+    # start the watch from a list that includes "before", so that its first event is the next write.
+    listed = {}
+
+    def lists_before():
+        listed.update(fed.call(watched + HPA_PATH))
+        return any(item["metadata"]["name"] == "before" for item in listed["items"])
+
+    fed.wait_for("the apiserver using etcd0 lists a create made through the other members", lists_before, timeout=20)
+    rv = listed["metadata"]["resourceVersion"]
     events = queue.Queue()
 
     def watch():
