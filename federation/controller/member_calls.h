@@ -9,7 +9,6 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,25 +38,6 @@ struct MemberCallOutcome {
   bool ok() const { return !error.has_value(); }
 };
 
-// Threads for calls that run beside their caller's: an idle thread takes the next call, and a new
-// one starts when none is idle (calls never queue: a slow member's must not hold up another's);
-// a thread idle for `idleExit` ends. Reusing threads spares a thread start per member call.
-class CallThreads {
- public:
-  explicit CallThreads(std::chrono::milliseconds idleExit = std::chrono::seconds(10));
-  ~CallThreads();  // waits for the threads to end; what runs finishes first
-  CallThreads(const CallThreads&) = delete;
-  CallThreads& operator=(const CallThreads&) = delete;
-  void run(std::function<void()> task);
-  std::size_t threads();  // started and not yet ended
-  std::size_t idle();     // of those, waiting for a call
-
- private:
-  struct State;
-  static void loop(const std::shared_ptr<State>& state);
-  std::shared_ptr<State> state_;
-};
-
 class MemberCalls {
  public:
   explicit MemberCalls(TimeSource& time, MemberCallOptions options = {});
@@ -65,9 +45,8 @@ class MemberCalls {
   // Runs one call against `member` on this thread. Throws what the call throws (as ClientError),
   // or a ConnectionFailure at once while the member's circuit is open.
   clusters::json call(const std::string& member, const std::function<clusters::json()>& run);
-  // Runs the calls concurrently (the first on this thread, each other on a thread of the pool's:
-  // an idle one, or a new one when none is idle, so no call ever waits for a thread) and returns
-  // every outcome, in the order given, once all have finished.
+  // Runs the calls concurrently (the first on this thread, each other on a thread of its own) and
+  // returns every outcome, in the order given, once all have finished.
   std::vector<MemberCallOutcome> callAll(const std::vector<MemberCall>& calls);
   // False while the member's circuit is open and its pause has not passed: a call would fail at once.
   bool available(const std::string& member);
@@ -87,7 +66,6 @@ class MemberCalls {
 
   TimeSource& time_;
   MemberCallOptions options_;
-  CallThreads threads_;
   std::mutex mutex_;
   std::condition_variable slotFreed_;
   std::map<std::string, Lane> lanes_;

@@ -86,35 +86,5 @@ TEST(MemberCallsTest, AtMostPerMemberCallsRunAtOnce) {
   EXPECT_EQ(peak, 2);
 }
 
-// The threads beside the caller's are kept for the next calls, not started per call; and a call
-// never waits for one: while every kept thread is held by a slow call, a new one starts.
-TEST(CallThreadsTest, IdleThreadsAreReusedAndBusyOnesNeverMakeACallWait) {
-  CallThreads threads;
-  for (int round = 0; round < 5; ++round) {
-    std::vector<std::promise<void>> done(3);
-    for (auto& each : done) threads.run([&each] { each.set_value(); });
-    for (auto& each : done) each.get_future().wait();
-    // A thread that has just answered is back among the idle ones a moment later.
-    for (int i = 0; i < 1000 && threads.idle() < threads.threads(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_LE(threads.threads(), 3u) << "one thread per call: the threads are not reused";
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  for (int i = 0; i < 4; ++i) threads.run([released] { released.wait(); });
-  std::promise<void> ran;
-  threads.run([&ran] { ran.set_value(); });
-  EXPECT_EQ(ran.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  release.set_value();
-}
-
-TEST(CallThreadsTest, AThreadIdleForLongEnds) {
-  CallThreads threads(std::chrono::milliseconds(20));
-  std::promise<void> ran;
-  threads.run([&ran] { ran.set_value(); });
-  ran.get_future().wait();
-  for (int i = 0; i < 500 && threads.threads() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(threads.threads(), 0u);
-}
-
 }  // namespace
 }  // namespace fedhpa::controller
