@@ -22,7 +22,12 @@ namespace {
 constexpr const char* kHpaTargetClusterList = "federation.kubernetes.io/hpa-target-cluster-list";
 const clusters::Resource kNamespaces{"", "v1", "namespaces", false};
 const clusters::Resource kFederatedDeployments{"apps", "v1", "deployments", true};
-// How long a member's HPA that fedhpa did not create keeps that member out before it is tried again.
+// A create refused because the name is taken, while the cache shows no copy of fedhpa's there:
+// for this long the copy may be fedhpa's own (a create the cache has not shown yet, its
+// expectation gone), holding limits nobody knows, so the member blocks raises as an unread one
+// does; if the cache still shows no copy of fedhpa's after it, the HPA is someone else's and keeps
+// the member out until kForeignRecheck has passed since the refusal, when a create is tried again.
+constexpr std::chrono::seconds kForeignConfirm{10};
 constexpr std::chrono::minutes kForeignRecheck{5};
 // The spec fields fedhpa writes to a member's copy; anything else there is the member's own.
 constexpr const char* kOwnedSpecFields[] = {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"};
@@ -78,13 +83,15 @@ bool maxInvariantHolds(partitioner::Replicas federatedMax, const std::vector<par
 
 HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy policy) : context_(context), policy_(policy) {}
 
-bool HpaReconciler::isForeign(const std::string& member, const std::string& key) {
+HpaReconciler::Refusal HpaReconciler::refusalOf(const std::string& member, const std::string& key, bool cacheShowsOurs) {
   std::lock_guard lock(foreignMutex_);
   const auto it = foreign_.find({member, key});
-  if (it == foreign_.end()) return false;
-  if (context_.time.monotonicTime() - it->second < kForeignRecheck) return true;
+  if (it == foreign_.end()) return Refusal::None;
+  const auto since = context_.time.monotonicTime() - it->second;
+  if (!cacheShowsOurs && since < kForeignConfirm) return Refusal::Unconfirmed;
+  if (!cacheShowsOurs && since < kForeignRecheck) return Refusal::Foreign;
   foreign_.erase(it);
-  return false;
+  return Refusal::None;
 }
 
 std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& federated) {
@@ -96,11 +103,14 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
   std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::vector<MemberHpa> out;
   for (auto& member : members) {
-    MemberHpa local{member, std::nullopt, std::nullopt, isForeign(member.name, key)};
+    MemberHpa local{member, std::nullopt, std::nullopt};
     const bool synced = member.hpas && member.hpas->hasSynced();
     std::optional<json> cached = member.hpas ? member.hpas->get(ns, name) : std::nullopt;
     if (cached && !managedByUs(*cached)) cached.reset();
     local.hpa = expectations_.current(member.name, key, cached);
+    const Refusal refusal = refusalOf(member.name, key, local.hpa.has_value());
+    local.foreign = refusal == Refusal::Foreign;
+    local.unseen = refusal == Refusal::Unconfirmed;
     if (local.hpa) {
       local.limits = limitsOf(*local.hpa);
     } else if (!synced) {
@@ -135,6 +145,10 @@ void HpaReconciler::reconcile(const std::string& key) {
   std::vector<partitioner::ClusterState> states;
   for (const auto& local : locals) {
     if (local.foreign || local.member.health == MemberHealth::Released) continue;
+    if (local.unseen) {  // may hold a copy of fedhpa's with limits nobody knows
+      unread += (unread.empty() ? "" : ", ") + local.member.name;
+      continue;
+    }
     if (local.member.health == MemberHealth::Unknown) {
       if (local.limits) {
         frozen.min += local.limits->min;
@@ -207,7 +221,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
                                                     std::vector<MemberHpa>& locals, bool raisesAllowed) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;
   for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
-  std::vector<std::size_t> lowering, raising;
+  std::vector<std::size_t> lowering, creating, raising;
   std::vector<std::optional<partitioner::Limits>> targets(locals.size());
   for (std::size_t i = 0; i < locals.size(); ++i) {
     const MemberHpa& local = locals[i];
@@ -222,6 +236,8 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       continue;  // no-op: nothing fedhpa owns would change
     } else if (local.limits && target->max <= local.limits->max) {
       lowering.push_back(i);
+    } else if (!local.hpa) {
+      creating.push_back(i);
     } else {
       raising.push_back(i);
     }
@@ -237,10 +253,11 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       const auto& outcome = outcomes[n];
       if (!outcome.ok()) {
         if (outcome.error->kind() == ClientError::Kind::AlreadyExists) {
-          // An HPA of that name that the cache does not show: one fedhpa did not create.
+          // An HPA of that name that the cache does not show: fedhpa's own, not shown yet, or
+          // someone else's (kForeignConfirm tells them apart).
           std::lock_guard lock(foreignMutex_);
-          foreign_[{local.member.name, key}] = context_.time.monotonicTime();
-          local.foreign = true;
+          foreign_.try_emplace({local.member.name, key}, context_.time.monotonicTime());
+          local.unseen = true;
         }
         context_.metrics.countMemberError(local.member.name);
         FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << key << ": " << outcome.error->what();
@@ -260,6 +277,10 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   };
   write(lowering);
   if (failure || !raisesAllowed) return failure;  // a raise may depend on any of the lowerings
+  // Creates before raises of existing copies: a create refused because the name is taken finds a
+  // copy the plan did not count (fedhpa's own, not yet in the cache), and then nothing is raised.
+  write(creating);
+  if (failure) return failure;
   write(raising);
   return failure;
 }

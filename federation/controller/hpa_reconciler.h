@@ -83,6 +83,7 @@ class HpaReconciler {
     std::optional<json> hpa;                    // the local HPA fedhpa manages, as last known
     std::optional<partitioner::Limits> limits;  // what the member may hold (of hpa, or recorded)
     bool foreign = false;                       // an HPA of that name fedhpa did not create
+    bool unseen = false;                        // a create was refused for a name the cache does not show
   };
 
  private:
@@ -101,7 +102,10 @@ class HpaReconciler {
   json aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).
   void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
-  bool isForeign(const std::string& member, const std::string& key);
+  // What a refused create (AlreadyExists) of this copy says now: nothing (none, or the cache shows
+  // fedhpa's copy, or the recheck is due), that it may be fedhpa's, or that it is someone else's.
+  enum class Refusal { None, Unconfirmed, Foreign };
+  Refusal refusalOf(const std::string& member, const std::string& key, bool cacheShowsOurs);
 
   ReconcilerContext context_;
   partitioner::Policy policy_;

@@ -204,6 +204,10 @@ class SnapshotLister : public clusters::Lister {
     objects_ = std::move(objects);
     synced_ = true;
   }
+  void hide(const std::string& ns, const std::string& name) {  // synced, but this object not shown yet
+    std::lock_guard lock(mutex_);
+    objects_.erase(ns + "/" + name);
+  }
   void forget() {  // a new process: nothing read yet
     std::lock_guard lock(mutex_);
     objects_.clear();

@@ -339,6 +339,39 @@ TEST_F(HpaReconcilerTest, AStaleCacheGetsAConflictNotAnOverwrite) {
   EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
 
+// A copy of fedhpa's that the member holds but neither the cache nor the controller's memory shows
+// (a create whose watch event has not arrived, its expectation gone): the create is refused with
+// AlreadyExists. That copy holds limits nobody knows, so nothing is raised until the cache shows it;
+// it is not taken for someone else's HPA, whose share would go to the other members.
+TEST_F(HpaReconcilerTest, ACreateRefusedForACopyTheCacheDoesNotShowRaisesNothing) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  // Member3 is lowered and the others raised by hand, and member1's cache loses its copy.
+  members_[0].api->touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 6; });
+  members_[2].api->touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 1; });
+  members_[1].api->touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 3; });
+  restartController();  // no expectations: only the caches speak
+  federatedHpas_.refresh();
+  members_[1].hpas->refresh();
+  members_[2].hpas->refresh();
+  members_[0].hpas->hide("default", "php-apache");  // synced, but without member1's copy
+  for (int round = 0; round < 4; ++round) {
+    time_.advance(std::chrono::seconds(1));
+    federatedHpas_.refresh();
+    members_[1].hpas->refresh();
+    members_[2].hpas->refresh();
+    EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError);
+  }
+  EXPECT_EQ(limits(members_[0]), "1/6") << "the refused create wrote nothing";
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+  EXPECT_LE(std::stoi(limits(members_[1]).substr(2)) + std::stoi(limits(members_[2]).substr(2)), 4)
+      << "nothing raised while member1 may hold anything";
+  ASSERT_TRUE(converge());  // member1's cache shows its copy again: it is planned for, not foreign
+  const auto now = allLimits();
+  EXPECT_EQ(std::stoi(now[0].substr(2)) + std::stoi(now[1].substr(2)) + std::stoi(now[2].substr(2)), 10);
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+}
+
 TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreachable) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
