@@ -83,13 +83,13 @@ bool maxInvariantHolds(partitioner::Replicas federatedMax, const std::vector<par
 
 HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy policy) : context_(context), policy_(policy) {}
 
-HpaReconciler::Refusal HpaReconciler::refusalOf(const std::string& member, const std::string& key, bool cacheShowsOurs) {
+HpaReconciler::Refusal HpaReconciler::refusalOf(const std::string& member, const std::string& key, bool knowsOurCopy) {
   std::lock_guard lock(foreignMutex_);
   const auto it = foreign_.find({member, key});
   if (it == foreign_.end()) return Refusal::None;
   const auto since = context_.time.monotonicTime() - it->second;
-  if (!cacheShowsOurs && since < kForeignConfirm) return Refusal::Unconfirmed;
-  if (!cacheShowsOurs && since < kForeignRecheck) return Refusal::Foreign;
+  if (!knowsOurCopy && since < kForeignConfirm) return Refusal::Unconfirmed;
+  if (!knowsOurCopy && since < kForeignRecheck) return Refusal::Foreign;
   foreign_.erase(it);
   return Refusal::None;
 }

@@ -102,10 +102,11 @@ class HpaReconciler {
   json aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).
   void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
-  // What a refused create (AlreadyExists) of this copy says now: nothing (none, or the cache shows
-  // fedhpa's copy, or the recheck is due), that it may be fedhpa's, or that it is someone else's.
+  // What a refused create (AlreadyExists) of this copy says now: nothing (none, or fedhpa's copy is
+  // known there, from the cache or from its own acknowledged write, or the recheck is due), that it
+  // may be fedhpa's, or that it is someone else's.
   enum class Refusal { None, Unconfirmed, Foreign };
-  Refusal refusalOf(const std::string& member, const std::string& key, bool cacheShowsOurs);
+  Refusal refusalOf(const std::string& member, const std::string& key, bool knowsOurCopy);
 
   ReconcilerContext context_;
   partitioner::Policy policy_;
