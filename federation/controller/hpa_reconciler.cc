@@ -29,6 +29,9 @@ const clusters::Resource kFederatedDeployments{"apps", "v1", "deployments", true
 // the member out until kForeignRecheck has passed since the refusal, when a create is tried again.
 constexpr std::chrono::seconds kForeignConfirm{10};
 constexpr std::chrono::minutes kForeignRecheck{5};
+// A create or a raise the member did not answer may still be applied while the member holds the
+// request; kube-apiserver gives up on a request after its --request-timeout, 1 min by default.
+constexpr std::chrono::seconds kUnansweredWriteWindow{60};
 // The spec fields fedhpa writes to a member's copy; anything else there is the member's own.
 constexpr const char* kOwnedSpecFields[] = {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"};
 
@@ -103,14 +106,19 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
   std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::vector<MemberHpa> out;
   for (auto& member : members) {
-    MemberHpa local{member, std::nullopt, std::nullopt};
+    MemberHpa local{member, std::nullopt, std::nullopt, "", false, false};
     const bool synced = member.hpas && member.hpas->hasSynced();
     std::optional<json> cached = member.hpas ? member.hpas->get(ns, name) : std::nullopt;
     if (cached && !managedByUs(*cached)) cached.reset();
+    const auto unanswered = expectations_.unansweredWrite(member.name, key, cached, context_.time.monotonicTime(),
+                                                         synced && member.health == MemberHealth::Healthy, kUnansweredWriteWindow);
+    const bool unsettled = unanswered == WriteExpectations::Unanswered::Pending ||
+                           (unanswered == WriteExpectations::Unanswered::Due && !settleByReading(member, ns, name));
+    if (cached) local.cacheVersion = metaField(*cached, "resourceVersion");
     local.hpa = expectations_.current(member.name, key, cached);
     const Refusal refusal = refusalOf(member.name, key, local.hpa.has_value());
     local.foreign = refusal == Refusal::Foreign;
-    local.unseen = refusal == Refusal::Unconfirmed;
+    local.unseen = refusal == Refusal::Unconfirmed || unsettled;
     if (local.hpa) {
       local.limits = limitsOf(*local.hpa);
     } else if (!synced) {
@@ -120,6 +128,19 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
     out.push_back(std::move(local));
   }
   return out;
+}
+
+bool HpaReconciler::settleByReading(const Member& member, const std::string& ns, const std::string& name) {
+  const std::string key = ns + "/" + name;
+  try {
+    const json live = context_.calls.call(member.name, [&] { return member.client->get(kHpas, ns, name); });
+    // Applied, and the cache is behind: the copy stands in for it until it catches up.
+    if (managedByUs(live)) expectations_.written(member.name, key, live);
+  } catch (const ClientError& error) {
+    if (error.kind() != ClientError::Kind::NotFound) return false;  // still unknown: asked again next time
+  }
+  expectations_.settled(member.name, key);
+  return true;
 }
 
 void HpaReconciler::reconcile(const std::string& key) {
@@ -145,7 +166,7 @@ void HpaReconciler::reconcile(const std::string& key) {
   std::vector<partitioner::ClusterState> states;
   for (const auto& local : locals) {
     if (local.foreign || local.member.health == MemberHealth::Released) continue;
-    if (local.unseen) {  // may hold a copy of fedhpa's with limits nobody knows
+    if (local.unseen) {  // may hold more than the cache shows
       unread += (unread.empty() ? "" : ", ") + local.member.name;
       continue;
     }
@@ -244,19 +265,35 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   }
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
   std::optional<ClientError> failure;
-  auto write = [&](const std::vector<std::size_t>& which) {
+  // `raises`: each of these writes may raise what its member holds (a create, a raise).
+  auto write = [&](const std::vector<std::size_t>& which, bool raises) {
     std::vector<MemberCall> calls;
     for (const std::size_t i : which) calls.push_back(writeCall(federated, locals[i], targets[i]));
     const auto outcomes = context_.calls.callAll(calls);
     for (std::size_t n = 0; n < which.size(); ++n) {
       MemberHpa& local = locals[which[n]];
       const auto& outcome = outcomes[n];
+      const bool gone = !outcome.ok() && outcome.error->kind() == ClientError::Kind::NotFound && local.hpa;
+      if (gone) {
+        // The copy was deleted under the controller (by someone, or by its own delete whose answer
+        // was lost): what it expected of that copy will never show in the cache.
+        expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
+        local.hpa.reset();
+        local.limits.reset();
+        if (!targets[which[n]]) continue;  // a delete that found it gone has what it wanted
+      }
       if (!outcome.ok()) {
         if (outcome.error->kind() == ClientError::Kind::AlreadyExists) {
           // An HPA of that name that the cache does not show: fedhpa's own, not shown yet, or
           // someone else's (kForeignConfirm tells them apart).
           std::lock_guard lock(foreignMutex_);
           foreign_.try_emplace({local.member.name, key}, context_.time.monotonicTime());
+          local.unseen = true;
+        } else if (raises && outcome.mayHaveApplied()) {
+          // Held or applied with its answer lost: the member may come to hold more than the
+          // cache shows, so nothing else is raised until that is settled.
+          expectations_.unanswered(local.member.name, key, local.hpa ? metaField(*local.hpa, "resourceVersion") : local.cacheVersion,
+                                   context_.time.monotonicTime());
           local.unseen = true;
         }
         context_.metrics.countMemberError(local.member.name);
@@ -275,13 +312,13 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       }
     }
   };
-  write(lowering);
+  write(lowering, false);
   if (failure || !raisesAllowed) return failure;  // a raise may depend on any of the lowerings
   // Creates before raises of existing copies: a create refused because the name is taken finds a
   // copy the plan did not count (fedhpa's own, not yet in the cache), and then nothing is raised.
-  write(creating);
+  write(creating, true);
   if (failure) return failure;
-  write(raising);
+  write(raising, true);
   return failure;
 }
 

@@ -82,12 +82,18 @@ class HpaReconciler {
     Member member;
     std::optional<json> hpa;                    // the local HPA fedhpa manages, as last known
     std::optional<partitioner::Limits> limits;  // what the member may hold (of hpa, or recorded)
+    std::string cacheVersion;                   // of fedhpa's copy in the cache ("": it shows none)
     bool foreign = false;                       // an HPA of that name fedhpa did not create
-    bool unseen = false;                        // a create was refused for a name the cache does not show
+    // The member may hold more than the cache shows: a create was refused for a name the cache
+    // does not show, or a create or raise went unanswered. Nothing is raised until that settles.
+    bool unseen = false;
   };
 
  private:
   std::vector<MemberHpa> readMembers(const json& federated);
+  // Reads the member's copy live to close an unanswered write that is due (the one read of a
+  // member outside its cache); false when the member did not answer.
+  bool settleByReading(const Member& member, const std::string& ns, const std::string& name);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
   // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there.
   json ensureFinalizer(const json& federated, const json& breakdown);

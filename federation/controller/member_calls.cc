@@ -55,10 +55,20 @@ void MemberCalls::release(const std::string& member, bool trial, bool failed) {
   slotFreed_.notify_all();
 }
 
+bool MemberCallOutcome::mayHaveApplied() const {
+  return sent && error && (error->kind() == ClientError::Kind::ConnectionFailure || error->code() == 500 || error->code() == 504);
+}
+
 json MemberCalls::call(const std::string& member, const std::function<json()>& run) {
+  bool sent = false;
+  return callTracked(member, run, sent);
+}
+
+json MemberCalls::callTracked(const std::string& member, const std::function<json()>& run, bool& sent) {
   bool trial = false;
   if (!acquire(member, trial))
     throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "member " + member + " is not answering (circuit open)");
+  sent = true;
   try {
     json result = run();
     release(member, trial, false);
@@ -76,7 +86,7 @@ std::vector<MemberCallOutcome> MemberCalls::callAll(const std::vector<MemberCall
   auto attempt = [this](const MemberCall& call) {
     MemberCallOutcome outcome;
     try {
-      outcome.object = this->call(call.member, call.run);
+      outcome.object = callTracked(call.member, call.run, outcome.sent);
     } catch (const ClientError& error) {
       outcome.error = error;
     }

@@ -35,7 +35,11 @@ struct MemberCall {
 struct MemberCallOutcome {
   std::optional<clusters::json> object;
   std::optional<clusters::ClientError> error;
+  bool sent = false;  // the call went out: the circuit did not refuse it
   bool ok() const { return !error.has_value(); }
+  // Failed, and whether the member acted on it is unknown: it went out and no answer came (a
+  // timeout, a connection cut), or the answer says the server itself does not know (500, 504).
+  bool mayHaveApplied() const;
 };
 
 class MemberCalls {
@@ -60,6 +64,8 @@ class MemberCalls {
     std::chrono::milliseconds pause{0};
     bool trialInFlight = false;
   };
+  // call(), telling through `sent` whether the call went out.
+  clusters::json callTracked(const std::string& member, const std::function<clusters::json()>& run, bool& sent);
   // Waits for a slot on the member's lane; false when the circuit refuses the call.
   bool acquire(const std::string& member, bool& trial);
   void release(const std::string& member, bool trial, bool failed);

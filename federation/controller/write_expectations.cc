@@ -57,14 +57,42 @@ std::optional<json> WriteExpectations::current(const std::string& member, const 
   return cached;
 }
 
+void WriteExpectations::unanswered(const std::string& member, const std::string& key, const std::string& baseVersion,
+                                   MonotonicTime at) {
+  std::lock_guard lock(mutex_);
+  unanswered_[{member, key}] = UnansweredWrite{baseVersion, at};
+}
+
+WriteExpectations::Unanswered WriteExpectations::unansweredWrite(const std::string& member, const std::string& key,
+                                                                  const std::optional<json>& cached, MonotonicTime now,
+                                                                  bool answering, std::chrono::seconds window) {
+  std::lock_guard lock(mutex_);
+  const auto it = unanswered_.find({member, key});
+  if (it == unanswered_.end()) return Unanswered::None;
+  UnansweredWrite& write = it->second;
+  if (!answering) write.answeringSince = now;
+  const std::string shown = cached ? versionOf(*cached) : "";
+  if (cached && shown != write.baseVersion && (write.baseVersion.empty() || resourceVersionAtLeast(shown, write.baseVersion))) {
+    unanswered_.erase(it);
+    return Unanswered::None;
+  }
+  return now - write.answeringSince < window ? Unanswered::Pending : Unanswered::Due;
+}
+
+void WriteExpectations::settled(const std::string& member, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  unanswered_.erase({member, key});
+}
+
 void WriteExpectations::forgetMember(const std::string& member) {
   std::lock_guard lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end();) it = it->first.first == member ? entries_.erase(it) : std::next(it);
+  for (auto it = unanswered_.begin(); it != unanswered_.end();) it = it->first.first == member ? unanswered_.erase(it) : std::next(it);
 }
 
 std::size_t WriteExpectations::pending() const {
   std::lock_guard lock(mutex_);
-  return entries_.size();
+  return entries_.size() + unanswered_.size();
 }
 
 }  // namespace fedhpa::controller

@@ -6,6 +6,7 @@
 // stands in for the cache until the cache shows the same resourceVersion or a later one.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "clusters/client/kube_client.h"
+#include "federation/common/time_source.h"
 
 namespace fedhpa::controller {
 
@@ -31,6 +33,19 @@ class WriteExpectations {
   // seen this controller's last write to it (nullopt: there is none).
   std::optional<clusters::json> current(const std::string& member, const std::string& key,
                                         const std::optional<clusters::json>& cached);
+  // A write that could raise what the member holds (a create, a raise) went out and was not
+  // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
+  // it was conditional on; for a create, the version of any copy the cache still showed ("" none).
+  void unanswered(const std::string& member, const std::string& key, const std::string& baseVersion, MonotonicTime at);
+  // Where such a write stands. Settled (and forgotten) once the cache shows fedhpa's copy at a
+  // later version than the write's base: the member has acted, on it or on something that makes
+  // it fail. Due once the member has kept answering for `window` without the cache showing that:
+  // no request is held longer, so one read of the member tells whether it was applied (the cache
+  // may only be behind), and `settled` closes it.
+  enum class Unanswered { None, Pending, Due };
+  Unanswered unansweredWrite(const std::string& member, const std::string& key, const std::optional<clusters::json>& cached,
+                             MonotonicTime now, bool answering, std::chrono::seconds window);
+  void settled(const std::string& member, const std::string& key);
   void forgetMember(const std::string& member);
   std::size_t pending() const;
 
@@ -39,8 +54,13 @@ class WriteExpectations {
     std::optional<clusters::json> object;  // nullopt: deleted
     std::string resourceVersion;
   };
+  struct UnansweredWrite {
+    std::string baseVersion;
+    MonotonicTime answeringSince;  // reset whenever the member is found not answering
+  };
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // by (member, key)
+  std::map<std::pair<std::string, std::string>, UnansweredWrite> unanswered_;
 };
 
 }  // namespace fedhpa::controller

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "federation/controller/deployment_reconciler.h"
 #include "test/federation/common/fake_time_source.h"
@@ -38,29 +39,45 @@ json federatedHpa(long long minReplicas, long long maxReplicas) {
 struct Observer {
   std::mutex mutex;
   std::function<long long()> federatedMax;
-  std::function<long long()> sumOfCountedMaxima;
+  // Over the members that count now, or over those that counted when a held write was sent (a
+  // released member that comes back later is not that write's doing).
+  std::function<long long(const std::optional<std::set<std::string>>&)> sumOfCountedMaxima;
+  std::function<std::set<std::string>()> countedMembers;
   std::vector<std::string> violations;
   int writes = 0;
 };
 
+// What counted when a write was sent: the federated max and the members not released.
+struct Counted {
+  long long federatedMax = 0;
+  std::optional<std::set<std::string>> members;
+};
+
+// What becomes of one write sent to a member: answered, applied with its answer lost (a timeout
+// after the member acted), or held by the member and applied later, its sender told of a timeout.
+enum class Fate { Answered, AnswerLost, AppliedLater };
+
 class ObservedClient : public clusters::KubeClient {
  public:
-  ObservedClient(FakeApi& api, Observer& observer, std::string member) : api_(api), observer_(observer), member_(std::move(member)) {}
+  ObservedClient(FakeApi& api, Observer& observer, std::string member, TimeSource& clock)
+      : api_(api), observer_(observer), member_(std::move(member)), clock_(clock) {}
+  std::function<Fate()> fateOfNextWrite = [] { return Fate::Answered; };
+
   json get(const clusters::Resource& r, const std::string& ns, const std::string& name) override { return api_.get(r, ns, name); }
   json list(const clusters::Resource& r, const std::string& ns, const clusters::ListOptions& o) override { return api_.list(r, ns, o); }
   json create(const clusters::Resource& r, const std::string& ns, const json& object) override {
-    return observed("create", [&] { return api_.create(r, ns, object); });
+    return observed("create", [=, this] { return api_.create(r, ns, object); });
   }
   json update(const clusters::Resource& r, const json& object, const std::string& sub) override {
-    return observed("update", [&] { return api_.update(r, object, sub); });
+    return observed("update", [=, this] { return api_.update(r, object, sub); });
   }
   json mergePatch(const clusters::Resource& r, const std::string& ns, const std::string& name, const json& patch,
                   const std::string& sub) override {
-    return observed("patch", [&] { return api_.mergePatch(r, ns, name, patch, sub); });
+    return observed("patch", [=, this] { return api_.mergePatch(r, ns, name, patch, sub); });
   }
   json remove(const clusters::Resource& r, const std::string& ns, const std::string& name, const std::string& policy,
               const std::string& version) override {
-    return observed("delete", [&] { return api_.remove(r, ns, name, policy, version); });
+    return observed("delete", [=, this] { return api_.remove(r, ns, name, policy, version); });
   }
   std::unique_ptr<clusters::WatchStream> watch(const clusters::Resource& r, const std::string& ns, const std::string& v,
                                                const clusters::ListOptions& o) override {
@@ -68,22 +85,54 @@ class ObservedClient : public clusters::KubeClient {
   }
   int probe(const std::string& path) override { return api_.probe(path); }
 
+  // The writes the member holds: applied now (each as any write is, observed), or dropped.
+  void applyHeldWrites() {
+    auto held = std::move(held_);
+    held_.clear();
+    for (auto& write : held) try {
+        observed(write.verb, write.run, Fate::Answered, write.whenSent);
+      } catch (const clusters::ClientError&) {  // a 409 or an AlreadyExists nobody hears of
+      }
+  }
+  void dropHeldWrites() { held_.clear(); }
+  // How long the oldest write it holds has been held.
+  std::chrono::nanoseconds heldSince(MonotonicTime now) const { return held_.empty() ? std::chrono::nanoseconds(0) : now - heldAt_; }
+
  private:
-  json observed(const char* verb, const std::function<json()>& write) {
+  // A held write is judged by what counted when it was sent: a user's later edit that lowers the
+  // federated max, or a released member coming back, cannot call back what is on its way.
+  json observed(const std::string& verb, const std::function<json()>& write, std::optional<Fate> fate = std::nullopt,
+                const Counted& whenSent = {}) {
+    if (!fate) fate = fateOfNextWrite();
+    if (*fate == Fate::AppliedLater) {
+      if (held_.empty()) heldAt_ = clock_.monotonicTime();
+      std::lock_guard lock(observer_.mutex);
+      held_.push_back({verb, write, {observer_.federatedMax(), observer_.countedMembers()}});
+      throw clusters::ClientError(clusters::ClientError::Kind::ConnectionFailure, 0, "", "timed out (the member applies it later)");
+    }
     std::lock_guard lock(observer_.mutex);
-    const long long before = observer_.sumOfCountedMaxima();
+    const long long before = observer_.sumOfCountedMaxima(whenSent.members);
     json result = write();
     ++observer_.writes;
-    const long long after = observer_.sumOfCountedMaxima();
-    if (after > before && after > observer_.federatedMax())
-      observer_.violations.push_back(std::string(verb) + " on " + member_ + " raised the sum of local maxima from " +
+    const long long after = observer_.sumOfCountedMaxima(whenSent.members);
+    if (after > before && after > std::max(observer_.federatedMax(), whenSent.federatedMax))
+      observer_.violations.push_back(verb + " on " + member_ + " raised the sum of local maxima from " +
                                      std::to_string(before) + " to " + std::to_string(after) + " > federated max " +
                                      std::to_string(observer_.federatedMax()));
+    if (*fate == Fate::AnswerLost) throw clusters::ClientError(clusters::ClientError::Kind::ConnectionFailure, 0, "", "timed out (applied)");
     return result;
   }
   FakeApi& api_;
   Observer& observer_;
   std::string member_;
+  TimeSource& clock_;
+  struct HeldWrite {
+    std::string verb;
+    std::function<json()> run;
+    Counted whenSent;
+  };
+  std::vector<HeldWrite> held_;
+  MonotonicTime heldAt_{};
 };
 
 struct TestMember {
@@ -91,7 +140,7 @@ struct TestMember {
   std::shared_ptr<FakeApi> api = std::make_shared<FakeApi>();
   std::shared_ptr<SnapshotLister> hpas = std::make_shared<SnapshotLister>(*api, kHpas);
   std::shared_ptr<SnapshotLister> deployments = std::make_shared<SnapshotLister>(*api, kDeployments);
-  std::shared_ptr<clusters::KubeClient> client;
+  std::shared_ptr<ObservedClient> client;
   MemberHealth health = MemberHealth::Healthy;
 };
 
@@ -104,7 +153,7 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     for (int i = 1; i <= count; ++i) {
       TestMember member;
       member.name = "member" + std::to_string(i);
-      member.client = std::make_shared<ObservedClient>(*member.api, observer_, member.name);
+      member.client = std::make_shared<ObservedClient>(*member.api, observer_, member.name, time_);
       members_.push_back(std::move(member));
     }
     // A user's edit that lowers the max is not fedhpa's to honour before its cache has seen it.
@@ -112,10 +161,17 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
       const auto cached = federatedHpas_.get("default", "php-apache");
       return std::max(federatedMax(), cached ? (*cached)["spec"].value("maxReplicas", 0LL) : 0LL);
     };
-    observer_.sumOfCountedMaxima = [this] {
+    observer_.countedMembers = [this] {
+      std::set<std::string> counted;
+      for (const auto& member : members_)
+        if (member.health != MemberHealth::Released) counted.insert(member.name);
+      return counted;
+    };
+    observer_.sumOfCountedMaxima = [this](const std::optional<std::set<std::string>>& over) {
+      const auto counted = over ? *over : observer_.countedMembers();
       long long sum = 0;
       for (const auto& member : members_) {
-        if (member.health == MemberHealth::Released) continue;
+        if (!counted.count(member.name)) continue;
         if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) sum += (*hpa)["spec"].value("maxReplicas", 0LL);
       }
       return sum;
@@ -402,9 +458,11 @@ TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {
 }
 
 // The safety invariant over random interleavings: members that fail, come back and are released;
-// caches that lag; members that change under fedhpa (409s); federated max edits; controller
-// restarts; a clock that moves. No write may ever raise the counted sum above the federated max,
-// and once everything is healthy again the members hold exactly the federated max.
+// writes whose answers are lost, and writes a member applies only after their sender gave up on
+// them; caches that lag, or that lose the controller's own create once it has stopped expecting
+// it (a relist from a stale list); members that change under fedhpa (409s); federated max edits;
+// controller restarts; a clock that moves. No write may ever raise the counted sum above the
+// federated max, and once everything is healthy again the members hold exactly the federated max.
 TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
   for (unsigned seed = 1; seed <= 200; ++seed) {
     std::mt19937 random(seed);
@@ -414,6 +472,11 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
     federatedHpas_.forget();
     calls_ = std::make_unique<MemberCalls>(time_);
     build(count);
+    for (std::size_t i = 0; i < members_.size(); ++i)  // each its own dice: members are written concurrently
+      members_[i].client->fateOfNextWrite = [dice = std::mt19937(seed * 31 + i)]() mutable {
+        const int roll = std::uniform_int_distribution<int>(0, 99)(dice);
+        return roll < 5 ? Fate::AnswerLost : roll < 10 ? Fate::AppliedLater : Fate::Answered;
+      };
     federation_.put(kHpas, federatedHpa(1, std::uniform_int_distribution<int>(count, 4 * count)(random)));
     std::vector<std::chrono::milliseconds> downFor(members_.size(), std::chrono::milliseconds(0));
     for (int step = 0; step < 250; ++step) {
@@ -426,7 +489,16 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
         }
       }
       if (chance(25)) federatedHpas_.refresh();
-      if (chance(20) && member.api->reachable) member.hpas->refresh();
+      if (chance(20) && member.api->reachable) {
+        member.hpas->refresh();
+      }
+      // A member applies what it held within 30 s while it keeps answering; one that stops
+      // answering has dropped it (kube-apiserver gives up on a request after its timeout).
+      for (auto& each : members_) {
+        if (!each.api->reachable) each.client->dropHeldWrites();
+        else if (chance(30) || each.client->heldSince(time_.monotonicTime()) >= std::chrono::seconds(22))
+          each.client->applyHeldWrites();
+      }
       if (chance(8)) saturate(member);
       if (chance(8)) idle(member);
       if (chance(4)) member.api->reachable = !member.api->reachable;
@@ -435,6 +507,8 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
           hpa["spec"]["maxReplicas"] = std::uniform_int_distribution<int>(count, 4 * count)(random);
         });
       if (chance(2)) {  // a new process: its caches start empty, and only reachable members sync
+        // It leads only once the old one's lease has run out, and by then its writes are answered.
+        for (auto& each : members_) each.api->reachable ? each.client->applyHeldWrites() : each.client->dropHeldWrites();
         restartController();
         for (auto& each : members_) {
           each.hpas->forget();
@@ -455,9 +529,11 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
     ASSERT_TRUE(observer_.violations.empty()) << "seed " << seed << ": " << observer_.violations.front();
     // Everyone back, and load gone (statuses frozen at saturation would trade a replica back
     // and forth; a member's real HPA would have scaled up and ended that).
+    for (auto& member : members_) member.api->reachable ? member.client->applyHeldWrites() : member.client->dropHeldWrites();
     for (auto& member : members_) {
       member.api->reachable = true;
       member.health = MemberHealth::Healthy;
+      member.client->fateOfNextWrite = [] { return Fate::Answered; };
       idle(member);
     }
     ASSERT_TRUE(converge()) << "seed " << seed;

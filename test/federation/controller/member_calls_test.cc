@@ -58,6 +58,25 @@ TEST(MemberCallsTest, AFailingMemberIsCutOffThenTriedWithOneCall) {
   EXPECT_TRUE(calls.available("dead"));
 }
 
+// Whether a failed write may still have been applied: only when it went out and got no answer,
+// or an answer that does not know; never when the circuit kept it from going out.
+TEST(MemberCallsTest, OnlyAWriteThatWentOutUnansweredMayHaveBeenApplied) {
+  FakeTimeSource time;
+  MemberCalls calls(time, {8, 2, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
+  auto fails = [](ClientError error) { return MemberCall{"m", [error]() -> json { throw error; }}; };
+  const auto outcomes = calls.callAll({fails(ClientError(ClientError::Kind::Conflict, 409, "Conflict", "stale")),
+                                       fails(ClientError(ClientError::Kind::Other, 504, "Timeout", "etcd timed out"))});
+  EXPECT_FALSE(outcomes[0].mayHaveApplied()) << "a 409 is an answer";
+  EXPECT_TRUE(outcomes[1].mayHaveApplied());
+  const auto timedOut = calls.callAll({fails(ClientError(ClientError::Kind::ConnectionFailure, 0, "", "timed out"))});
+  EXPECT_TRUE(timedOut[0].sent);
+  EXPECT_TRUE(timedOut[0].mayHaveApplied());
+  const auto refused = calls.callAll({{"m", [] { return json::object(); }}});  // two unanswered: the circuit is open
+  EXPECT_FALSE(refused[0].ok());
+  EXPECT_FALSE(refused[0].sent);
+  EXPECT_FALSE(refused[0].mayHaveApplied());
+}
+
 TEST(MemberCallsTest, AnswersThatAreErrorsDoNotOpenTheCircuit) {
   FakeTimeSource time;
   MemberCalls calls(time);

@@ -33,6 +33,33 @@ TEST(WriteExpectationsTest, ADeleteHidesTheCachedCopyUntilItIsGone) {
   EXPECT_EQ((*expectations.current("m1", "ns/a", hpa("15", 3)))["spec"]["maxReplicas"], 3) << "created again since";
 }
 
+// A raise over version 12 went unanswered: until the cache shows a later version it may still
+// come, and once the member has answered for the window without that, it is due for one read.
+TEST(WriteExpectationsTest, AnUnansweredWriteStaysUntilTheCacheShowsTheMemberActedOrItIsDue) {
+  using Unanswered = WriteExpectations::Unanswered;
+  WriteExpectations expectations;
+  const MonotonicTime start{};
+  const std::chrono::seconds window{60};
+  expectations.unanswered("m1", "ns/a", "12", start);
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("12", 2), start + window / 2, true, window), Unanswered::Pending);
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("11", 2), start + window / 2, true, window), Unanswered::Pending)
+      << "a cache behind the write's base says nothing";
+  EXPECT_EQ(expectations.unansweredWrite("m2", "ns/a", hpa("12", 2), start, true, window), Unanswered::None);
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("12", 2), start + window - std::chrono::seconds(1), false, window),
+            Unanswered::Pending)
+      << "a member not answering may still hold the request: the window starts again";
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("12", 2), start + window + window / 2, true, window), Unanswered::Pending);
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("12", 2), start + 2 * window, true, window), Unanswered::Due);
+  expectations.settled("m1", "ns/a");
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("12", 2), start + 2 * window, true, window), Unanswered::None);
+
+  expectations.unanswered("m1", "ns/a", "", start);  // a create
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", std::nullopt, start, true, window), Unanswered::Pending);
+  EXPECT_EQ(expectations.unansweredWrite("m1", "ns/a", hpa("13", 4), start, true, window), Unanswered::None)
+      << "the cache shows the copy: the member acted";
+  EXPECT_EQ(expectations.pending(), 0u);
+}
+
 TEST(WriteExpectationsTest, VersionsCompareAsNumbersWhenTheyAreNumbers) {
   EXPECT_TRUE(resourceVersionAtLeast("100", "99"));
   EXPECT_FALSE(resourceVersionAtLeast("99", "100"));
