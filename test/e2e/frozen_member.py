@@ -77,8 +77,12 @@ try:
     def others_sum(name):
         return sum(fed.local_maxima(m).get(name, 0) for m in others)
 
-    fed.wait_for("while member5 is frozen, raised HPAs converge on the others (28 of 30, member5 keeps its 2)",
-                 lambda: all(others_sum(f"web-{i:03d}") == 28 for i in range(10)), timeout=GRACE_S + 10)
+    # 28 of 30 where member5 keeps its 2; 27 where the raise to member5's 3 went out before the
+    # freeze was noticed: the frozen process may still apply it, so 3 stays counted for member5.
+    fed.wait_for("while member5 is frozen, raised HPAs converge on the others (28 of 30, or 27 where a raise to member5 is in flight)",
+                 lambda: all(others_sum(f"web-{i:03d}") in (27, 28) for i in range(10)), timeout=GRACE_S + 10)
+    in_flight = sum(others_sum(f"web-{i:03d}") == 27 for i in range(10))
+    print(f"# {in_flight} of the 10 raised HPAs had a raise to member5 in flight")
     fed.wait_for("while member5 is frozen, new HPAs are placed on the other nine (Σ 20)",
                  lambda: all(others_sum(f"late-{i:02d}") == 20 for i in range(10)), timeout=GRACE_S + 10)
     untouched = [f"web-{i:03d}" for i in range(10, min(HPAS, 30))]
