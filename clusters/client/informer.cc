@@ -47,14 +47,14 @@ std::optional<json> Informer::get(const std::string& namespaceName, const std::s
   std::lock_guard lock(mutex_);
   const auto it = cache_.find(namespaceName.empty() ? name : namespaceName + "/" + name);
   if (it == cache_.end()) return std::nullopt;
-  return it->second;
+  return *it->second;
 }
 
 std::vector<json> Informer::list() const {
   std::lock_guard lock(mutex_);
   std::vector<json> out;
   out.reserve(cache_.size());
-  for (const auto& [key, object] : cache_) out.push_back(object);
+  for (const auto& [key, object] : cache_) out.push_back(*object);
   return out;
 }
 
@@ -63,7 +63,7 @@ std::vector<json> Informer::listNamespace(const std::string& namespaceName) cons
   std::vector<json> out;
   const auto keys = byNamespace_.find(namespaceName);
   if (keys == byNamespace_.end()) return out;
-  for (const auto& key : keys->second) out.push_back(cache_.at(key));
+  for (const auto& key : keys->second) out.push_back(*cache_.at(key));
   return out;
 }
 
@@ -104,14 +104,14 @@ std::string Informer::relist() {
   const json page = client_.list(resource_, options_.namespaceName, options_.selectors);
   std::map<std::string, json> fresh;
   for (const auto& item : page.value("items", json::array())) fresh[objectKey(item)] = item;
-  std::map<std::string, json> before;
+  std::map<std::string, std::shared_ptr<const json>> before;
   {
     std::lock_guard lock(mutex_);
     before = cache_;
   }
   for (const auto& [key, object] : before)
-    if (!fresh.count(key)) apply("DELETED", object);
-  for (const auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", object);
+    if (!fresh.count(key)) apply("DELETED", *object);
+  for (auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", std::move(object));
   synced_ = true;
   changed_.notify_all();
   lastSeenVersion_ = page.value("metadata", json::object()).value("resourceVersion", "");
@@ -128,20 +128,21 @@ void Informer::watchFrom(std::string resourceVersion) {
   }
   while (auto event = raw->next()) {
     const std::string type = event->value("type", "");
-    const json& object = (*event)["object"];
+    json& object = (*event)["object"];
     if (type == "ERROR") throw errorFromStatus(object.value("code", 500), object.dump());
     const std::string version = metaField(object, "resourceVersion");
     if (!version.empty()) lastSeenVersion_ = version;
-    if (type != "BOOKMARK") apply(type, object);
+    if (type != "BOOKMARK") apply(type, std::move(object));
   }
   std::lock_guard lock(mutex_);
   current_.reset();
 }
 
-void Informer::apply(const std::string& type, const json& object) {
+void Informer::apply(const std::string& type, json object) {
   const std::string key = objectKey(object);
   const std::string ns = metaField(object, "namespace");
-  std::optional<json> before;
+  auto stored = std::make_shared<const json>(std::move(object));
+  std::shared_ptr<const json> before;
   {
     std::lock_guard lock(mutex_);
     const auto it = cache_.find(key);
@@ -152,15 +153,15 @@ void Informer::apply(const std::string& type, const json& object) {
       keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
     } else {
       if (!before) keys.push_back(key);
-      cache_[key] = object;
+      cache_[key] = stored;
     }
   }
   if (type == "DELETED") {
-    if (handlers_.onDelete) handlers_.onDelete(before.value_or(object));
+    if (handlers_.onDelete) handlers_.onDelete(before ? *before : *stored);
   } else if (before) {
-    if (handlers_.onUpdate && *before != object) handlers_.onUpdate(*before, object);
+    if (handlers_.onUpdate && *before != *stored) handlers_.onUpdate(*before, *stored);
   } else if (handlers_.onAdd) {
-    handlers_.onAdd(object);
+    handlers_.onAdd(*stored);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -63,7 +64,7 @@ class Informer : public Lister {
   void run();
   std::string relist();
   void watchFrom(std::string resourceVersion);
-  void apply(const std::string& type, const json& object);
+  void apply(const std::string& type, json object);
   bool sleepUnlessStopped(std::chrono::milliseconds duration);
 
   KubeClient& client_;
@@ -74,7 +75,9 @@ class Informer : public Lister {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::map<std::string, json> cache_;                          // by "namespace/name"
+  // By "namespace/name". Shared, so that an event's object is stored, and the state it replaces
+  // handed to onUpdate, without a copy of either.
+  std::map<std::string, std::shared_ptr<const json>> cache_;
   std::map<std::string, std::vector<std::string>> byNamespace_;  // the namespace index
   std::unique_ptr<WatchStream> current_;
   std::string lastSeenVersion_;  // only the informer's thread touches it

@@ -29,6 +29,10 @@ class ClientError : public std::runtime_error {
   std::string reason_;
 };
 
+// The reason of a ConnectionFailure whose connection could not be made (refused, unreachable):
+// the request never went out.
+inline constexpr const char* kConnectionRefused = "ConnectionRefused";
+
 // The kind of a Status body (or of a bare HTTP code when the body is not a Status).
 ClientError errorFromStatus(int httpCode, const std::string& body);
 

@@ -38,6 +38,13 @@ std::string queryOf(const ListOptions& options, std::initializer_list<std::pair<
 
 bool retryable(int code) { return code == 429 || code >= 500; }
 
+// No connection was made, so nothing was sent. cpprestsdk reports a connect that failed on every
+// resolved endpoint (refused, unreachable) as host_unreachable.
+bool connectFailed(const http::http_exception& error) {
+  const int value = error.error_code().value();
+  return value == static_cast<int>(std::errc::host_unreachable) || value == static_cast<int>(std::errc::connection_refused);
+}
+
 class RestWatchStream : public WatchStream {
  public:
   RestWatchStream(http::http_response response, pplx::cancellation_token_source cancel)
@@ -47,20 +54,26 @@ class RestWatchStream : public WatchStream {
   // One event per line. The body is read in whatever pieces have arrived (all that is available,
   // or one byte when nothing is, which waits), not byte by byte: istream::read_line costs a task
   // continuation per byte, most of a controller's CPU while it watches busy members.
+  // Events are parsed where they lie in the buffer; what was returned is dropped from its front
+  // only once it is most of the buffer, not after each event (a piece holds dozens of them).
   std::optional<json> next() override {
     for (;;) {
       const auto newline = pending_.find('\n', scanned_);
       if (newline == std::string::npos) {
+        if (consumed_ > 0) {
+          pending_.erase(0, consumed_);
+          consumed_ = 0;
+        }
         scanned_ = pending_.size();
         if (!readMore()) return std::nullopt;
         continue;
       }
-      const std::string text = pending_.substr(0, newline);
-      pending_.erase(0, newline + 1);
-      scanned_ = 0;
-      if (text.empty() || text == "\r") continue;
-      json event = json::parse(text, nullptr, false);
-      if (event.is_discarded()) throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + text);
+      const char* begin = pending_.data() + consumed_;
+      const char* end = pending_.data() + newline;
+      consumed_ = scanned_ = newline + 1;
+      if (end == begin || (end - begin == 1 && *begin == '\r')) continue;
+      json event = json::parse(begin, end, nullptr, false);
+      if (event.is_discarded()) throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(begin, end));
       return event;
     }
   }
@@ -88,8 +101,9 @@ class RestWatchStream : public WatchStream {
 
   concurrency::streams::istream body_;
   pplx::cancellation_token_source cancel_;
-  std::string pending_;      // received, not yet returned
-  std::size_t scanned_ = 0;  // no newline in pending_ before this
+  std::string pending_;       // received; what is past consumed_ not yet returned
+  std::size_t consumed_ = 0;  // returned (or skipped) up to here
+  std::size_t scanned_ = 0;   // no newline in pending_ before this
 };
 
 }  // namespace
@@ -127,7 +141,8 @@ class RestClient::Impl {
         // The request may not have got through (refused, a pooled connection the server had
         // closed, or no answer in time): repeat it only when a second copy does no harm.
         if (attempt >= options_.retry.attempts || !repeatable)
-          throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+          throw ClientError(ClientError::Kind::ConnectionFailure, 0, connectFailed(error) ? kConnectionRefused : "",
+                            config_.server + ": " + error.what());
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << ": " << error.what();
       }
       // Full jitter: a random wait up to the doubling backoff, capped.

@@ -14,6 +14,17 @@ clusters::InformerHandlers enqueueing(WorkQueue& queue) {
   return {enqueue, [enqueue](const json&, const json& now) { enqueue(now); }, enqueue};
 }
 
+// HPAs, federated (source "") or a member's: an add or update that only echoes the reconciler's
+// own last write of the object brings nothing to reconcile (the reconcile that wrote it planned
+// with what it wrote), so it is not queued; anything else is.
+clusters::InformerHandlers enqueueingHpas(WorkQueue& queue, HpaReconciler& reconciler, const std::string& source) {
+  auto enqueue = [&queue](const json& object) { queue.add(clusters::objectKey(object)); };
+  auto unlessEcho = [&queue, &reconciler, source](const json& object) {
+    if (!reconciler.echoesOwnWrite(source, object)) queue.add(clusters::objectKey(object));
+  };
+  return {unlessEcho, [unlessEcho](const json&, const json& now) { unlessEcho(now); }, enqueue};
+}
+
 }  // namespace
 
 ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients,
@@ -27,10 +38,13 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       queue_(std::chrono::milliseconds(100), std::chrono::seconds(30), static_cast<std::size_t>(std::max(1, options.workers / 2))),
       events_(federation, time),
       calls_(time, options.memberCalls),
-      federatedHpas_(federation, kHpas, enqueueing(queue_)),
+      // Half as many writers as workers: a status write is at most one per reconcile, and waits
+      // for the federation API's commit alone.
+      statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
+      federatedHpas_(federation, kHpas, enqueueingHpas(queue_, reconciler_, "")),
       federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
-      reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}, options.policy),
-      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_}),
+      reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}, options.policy),
+      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}),
       karmada_(federation, events_, time, options.karmada) {}
 
 ControllerManager::~ControllerManager() { stop(); }
@@ -100,6 +114,7 @@ void ControllerManager::stop() {
   deploymentQueue_.shutDown();
   for (auto& worker : workers_) worker.join();
   workers_.clear();
+  statusWriter_.stop();
   prober_.stop();
   federatedHpas_.stop();
   federatedDeployments_.stop();
@@ -154,7 +169,9 @@ void ControllerManager::worker() {
       metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
     };
     try {
-      reconciler_.reconcile(key);
+      // A key an event brought is reconciled only if what it plans from changed (an echo of
+      // this controller's own writes changes nothing); a resync looks again whatever happened.
+      reconciler_.reconcile(key, !queue_.fromResync(key));
     } catch (...) {
       observe(true);
       throw;
@@ -188,7 +205,7 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       options.selectors.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
       auto watch = std::make_shared<MemberWatch>();
       watch->client = client;
-      watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueing(queue_), options);
+      watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueingHpas(queue_, reconciler_, cluster), options);
       watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), options);
       watch->hpas->start();
       watch->deployments->start();

@@ -77,6 +77,7 @@ class ControllerManager : public MemberClusters {
   ControllerMetrics metrics_;
   EventRecorder events_;
   MemberCalls calls_;
+  StatusWriter statusWriter_;  // stopped by stop(), before anything its writes use goes away
   clusters::Informer federatedHpas_;
   clusters::Informer federatedDeployments_;
   HpaReconciler reconciler_;

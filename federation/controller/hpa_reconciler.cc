@@ -22,6 +22,9 @@ namespace {
 constexpr const char* kHpaTargetClusterList = "federation.kubernetes.io/hpa-target-cluster-list";
 const clusters::Resource kNamespaces{"", "v1", "namespaces", false};
 const clusters::Resource kFederatedDeployments{"apps", "v1", "deployments", true};
+// This controller's own writes of the federated HPA are expected under this source (no member is
+// named so: Cluster names are DNS labels).
+const std::string kFederationSource = "(federation)";
 // A create refused because the name is taken, while the cache shows no copy of fedhpa's there:
 // for this long the copy may be fedhpa's own (a create the cache has not shown yet, its
 // expectation gone), holding limits nobody knows, so the member blocks raises as an unread one
@@ -143,13 +146,37 @@ bool HpaReconciler::settleByReading(const Member& member, const std::string& ns,
   return true;
 }
 
-void HpaReconciler::reconcile(const std::string& key) {
+HpaReconciler::Inputs HpaReconciler::inputsOf(const json& federated, const std::vector<MemberHpa>& locals) {
+  Inputs inputs{metaField(federated, "resourceVersion"), ""};
+  for (const auto& local : locals)
+    inputs.members += local.member.name + ":" + std::to_string(static_cast<int>(local.member.health)) + ":" +
+                      (local.member.hpas && local.member.hpas->hasSynced() ? "synced" : "unsynced") + ":" +
+                      (local.foreign ? "foreign" : local.hpa ? metaField(*local.hpa, "resourceVersion") : "-") + ";";
+  return inputs;
+}
+
+void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  const auto cached = context_.federatedHpas.get(ns, name);
-  if (!cached) return;  // gone, and its finalizer did the cleanup
+  const auto fromCache = context_.federatedHpas.get(ns, name);
+  if (!fromCache) {  // gone, and its finalizer did the cleanup
+    expectations_.forget(kFederationSource, key);
+    std::lock_guard lock(reconciledMutex_);
+    reconciled_.erase(key);
+    return;
+  }
+  // This controller's last write of it, until the cache has caught up with that write.
+  const auto cached = expectations_.current(kFederationSource, key, fromCache);
   auto locals = readMembers(*cached);
+  {
+    std::lock_guard lock(reconciledMutex_);
+    const auto it = reconciled_.find(key);
+    if (it != reconciled_.end()) {
+      if (unlessUnchanged && it->second == inputsOf(*cached, locals)) return;
+      reconciled_.erase(it);  // until this reconcile succeeds
+    }
+  }
   if (!metaField(*cached, "deletionTimestamp").empty()) {
     finalize(*cached, locals);
     return;
@@ -232,8 +259,17 @@ void HpaReconciler::reconcile(const std::string& key) {
   for (const auto& local : locals)
     if (local.hpa && local.member.health != MemberHealth::Released) holders.push_back(local.member.name);
   markTargetDeployment(federated, holders);
-  aggregateStatus(federated, locals);
+  if (!failure) {  // before the status write is handed over, which moves the version it counts
+    std::lock_guard lock(reconciledMutex_);
+    reconciled_[key] = inputsOf(federated, locals);
+  }
+  reportStatus(federated, locals);
   if (failure) throw *failure;
+}
+
+bool HpaReconciler::echoesOwnWrite(const std::string& source, const json& object) {
+  return expectations_.cacheShows(source.empty() ? kFederationSource : source, clusters::objectKey(object),
+                                  metaField(object, "resourceVersion"));
 }
 
 // Decreases first: no observer of all members may see the local maxima add up to more than the
@@ -426,7 +462,10 @@ json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown
   json updated = federated;
   updated["metadata"]["finalizers"].push_back(kFederationFinalizer);
   if (!breakdown.empty()) updated["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
-  return context_.federation.update(kHpas, updated);  // 409 when the cache was stale: requeued
+  json written = context_.federation.update(kHpas, updated);  // 409 when the cache was stale: requeued
+  expectations_.written(kFederationSource, metaField(federated, "namespace") + "/" + metaField(federated, "name"), written,
+                        metaField(federated, "resourceVersion"));
+  return written;
 }
 
 // The members as they will be once the plan's writes have gone through, where that is more than
@@ -462,6 +501,14 @@ std::optional<long long> cpuUtilizationOf(const json& status) {
   return utilization;
 }
 
+// A condition whose status is what it was keeps the time of its last transition.
+void keepTransitionTimes(json& conditions, const json& previous) {
+  for (auto& condition : conditions)
+    for (const auto& old : previous)
+      if (old.value("type", "") == condition.value("type", "") && old.value("status", "") == condition.value("status", ""))
+        condition["lastTransitionTime"] = old.value("lastTransitionTime", condition.value("lastTransitionTime", ""));
+}
+
 // The federation's view of the members' conditions: able to scale and active when every member
 // holding the HPA is; limited when any member is (the reason names the members).
 json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous, SystemTime now) {
@@ -492,10 +539,7 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
   const std::string nowText = api::formatRfc3339(now);
   auto condition = [&](const char* type, bool status, const char* reason, const std::string& message) {
     const std::string text = status ? "True" : "False";
-    std::string since = nowText;  // kept from the last write while the status stays the same
-    for (const auto& old : previous)
-      if (old.value("type", "") == type && old.value("status", "") == text) since = old.value("lastTransitionTime", nowText);
-    out.push_back({{"type", type}, {"status", text}, {"lastTransitionTime", since}, {"reason", reason}, {"message", message}});
+    out.push_back({{"type", type}, {"status", text}, {"lastTransitionTime", nowText}, {"reason", reason}, {"message", message}});
   };
   condition("AbleToScale", verdicts["AbleToScale"].all, verdicts["AbleToScale"].all ? "SucceededGetScale" : "MemberUnableToScale",
             verdicts["AbleToScale"].all ? "every member cluster can scale its target" : "some member clusters cannot scale their target");
@@ -505,6 +549,7 @@ json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, co
   condition("ScalingLimited", verdicts["ScalingLimited"].any, verdicts["ScalingLimited"].any ? "MemberLimited" : "DesiredWithinRange",
             verdicts["ScalingLimited"].any ? "limited in " + verdicts["ScalingLimited"].members
                                            : "every member's desired count is within its range");
+  keepTransitionTimes(out, previous);
   return out;
 }
 
@@ -527,7 +572,7 @@ json HpaReconciler::breakdownOf(const std::vector<MemberHpa>& locals) {
   return breakdown;
 }
 
-json HpaReconciler::aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals) {
+void HpaReconciler::reportStatus(const json& federated, const std::vector<MemberHpa>& locals) {
   long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
   std::string lastScaleTime;
   for (const auto& local : locals) {
@@ -542,7 +587,7 @@ json HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
     }
     lastScaleTime = std::max(lastScaleTime, status.value("lastScaleTime", std::string()));
   }
-  const json breakdown = breakdownOf(locals);
+  const std::string breakdown = breakdownOf(locals).dump();
   json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                  {"currentReplicas", current},
                  {"desiredReplicas", desired},
@@ -557,16 +602,31 @@ json HpaReconciler::aggregateStatus(const json& federated, const std::vector<Mem
                                                  // the members' pods request 100m each: N % is N millicores
                                                  {"averageValue", std::to_string(weightedUtilization / utilizationWeight) + "m"}}}}}}});
   if (!lastScaleTime.empty()) status["lastScaleTime"] = lastScaleTime;
-  json written = federated;
-  if (annotationOf(federated, kClusterStatusAnnotation) != breakdown.dump()) {
-    written["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
-    written = context_.federation.update(kHpas, written);
-  }
-  if (written.value("status", json::object()) != status) {
-    written["status"] = status;
-    written = context_.federation.update(kHpas, written, "status");
-  }
-  return written;
+  if (annotationOf(federated, kClusterStatusAnnotation) == breakdown && federated.value("status", json::object()) == status) return;
+  const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
+  context_.status.submit(key, [this, key, federated, breakdown, status]() mutable {
+    // Planned from a version this controller has since written over itself (the status writer's
+    // last write of this key, say): that write is the base, as the cache will soon show.
+    const std::string base = metaField(federated, "resourceVersion");
+    json written = expectations_.ownWriteOver(kFederationSource, key, base).value_or(federated);
+    keepTransitionTimes(status["conditions"], written.value("status", json::object()).value("conditions", json::array()));
+    if (annotationOf(written, kClusterStatusAnnotation) != breakdown) {
+      written["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown;
+      written = context_.federation.update(kHpas, written);
+      expectations_.written(kFederationSource, key, written, base);
+    }
+    if (written.value("status", json::object()) != status) {
+      written["status"] = status;
+      written = context_.federation.update(kHpas, written, "status");
+      expectations_.written(kFederationSource, key, written, base);
+    }
+    // The reconcile that handed this over counted the version it planned from; this write's is
+    // the same inputs, status aside.
+    std::lock_guard lock(reconciledMutex_);
+    const auto it = reconciled_.find(key);
+    if (it != reconciled_.end() && it->second.federatedVersion == base)
+      it->second.federatedVersion = metaField(written, "resourceVersion");
+  });
 }
 
 void HpaReconciler::markTargetDeployment(const json& federated, const std::vector<std::string>& clusters) {

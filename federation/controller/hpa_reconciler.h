@@ -16,6 +16,7 @@
 #include "federation/controller/event_recorder.h"
 #include "federation/controller/member_calls.h"
 #include "federation/controller/object_fields.h"
+#include "federation/controller/status_writer.h"
 #include "federation/controller/write_expectations.h"
 #include "partitioner/types.h"
 
@@ -61,6 +62,7 @@ struct ReconcilerContext {
   TimeSource& time;
   ControllerMetrics& metrics;
   EventRecorder& events;
+  StatusWriter& status;  // status and the per-cluster annotation, written off the reconcile path
 };
 
 // The safety invariant, stated once: counting every member that may hold a local HPA (Healthy or
@@ -74,8 +76,15 @@ class HpaReconciler {
   HpaReconciler(ReconcilerContext context, partitioner::Policy policy);
 
   // Throws when a step failed and the key should come back later (a member write failed or
-  // conflicted, the federation API refused a write); what did succeed is remembered.
-  void reconcile(const std::string& key);
+  // conflicted, the federation API refused a write); what did succeed is remembered. With
+  // `unlessUnchanged`, returns at once when nothing it plans from has changed since its last
+  // successful reconcile of the key, its own writes counted in (the watch events that echo them
+  // bring nothing new); a periodic resync passes false, for what time alone changes.
+  void reconcile(const std::string& key, bool unlessUnchanged = false);
+  // Whether `object`, delivered by the informer of `source` (a member's name, or "" for the
+  // federation), is this controller's own last write of it and nothing more: reconciling for it
+  // would plan from what the reconcile that wrote it already planned from.
+  bool echoesOwnWrite(const std::string& source, const json& object);
 
   // What reconcile knows of one member's copy.
   struct MemberHpa {
@@ -105,7 +114,9 @@ class HpaReconciler {
   std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
                                                  std::vector<MemberHpa>& locals, bool raisesAllowed);
   MemberCall writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
-  json aggregateStatus(const json& federated, const std::vector<MemberHpa>& locals);
+  // Hands the members' statuses, summed, and the per-cluster annotation to the status writer,
+  // unless the federated HPA shows them already.
+  void reportStatus(const json& federated, const std::vector<MemberHpa>& locals);
   // Names the members holding the HPA on its federated target Deployment (none: removes it).
   void markTargetDeployment(const json& federated, const std::vector<std::string>& clusters);
   // What a refused create (AlreadyExists) of this copy says now: nothing (none, or fedhpa's copy is
@@ -114,7 +125,18 @@ class HpaReconciler {
   enum class Refusal { None, Unconfirmed, Foreign };
   Refusal refusalOf(const std::string& member, const std::string& key, bool knowsOurCopy);
 
+  // What a reconcile plans from, by resourceVersion: the federated HPA, and each member's health
+  // and copy. Equal inputs make an equal plan (time aside: resyncs are never skipped).
+  struct Inputs {
+    std::string federatedVersion;
+    std::string members;
+    bool operator==(const Inputs&) const = default;
+  };
+  static Inputs inputsOf(const json& federated, const std::vector<MemberHpa>& locals);
+
   ReconcilerContext context_;
+  std::mutex reconciledMutex_;
+  std::map<std::string, Inputs> reconciled_;  // by key: the inputs as its last successful reconcile left them
   partitioner::Policy policy_;
   WriteExpectations expectations_;
   std::mutex foreignMutex_;

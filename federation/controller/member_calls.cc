@@ -1,6 +1,8 @@
 #include "federation/controller/member_calls.h"
 
+#include <deque>
 #include <future>
+#include <thread>
 
 namespace fedhpa::controller {
 
@@ -15,6 +17,69 @@ bool unreachable(const ClientError& error) {
 }
 
 }  // namespace
+
+// Shared with the threads, which may outlive the pool by the moment it takes them to end.
+struct CallThreads::State {
+  std::mutex mutex;
+  std::condition_variable wake;   // a task, or stopping
+  std::condition_variable ended;  // a thread ended
+  std::deque<std::function<void()>> tasks;
+  std::size_t threads = 0, idle = 0;
+  std::chrono::milliseconds idleExit;
+  bool stopping = false;
+};
+
+CallThreads::CallThreads(std::chrono::milliseconds idleExit) : state_(std::make_shared<State>()) { state_->idleExit = idleExit; }
+
+CallThreads::~CallThreads() {
+  std::unique_lock lock(state_->mutex);
+  state_->stopping = true;
+  state_->wake.notify_all();
+  state_->ended.wait(lock, [this] { return state_->threads == 0; });
+}
+
+std::size_t CallThreads::threads() {
+  std::lock_guard lock(state_->mutex);
+  return state_->threads;
+}
+
+std::size_t CallThreads::idle() {
+  std::lock_guard lock(state_->mutex);
+  return state_->idle;
+}
+
+void CallThreads::run(std::function<void()> task) {
+  std::lock_guard lock(state_->mutex);
+  state_->tasks.push_back(std::move(task));
+  if (state_->idle >= state_->tasks.size()) {
+    state_->wake.notify_one();
+    return;
+  }
+  ++state_->threads;
+  std::thread([state = state_] { loop(state); }).detach();
+}
+
+void CallThreads::loop(const std::shared_ptr<State>& state) {
+  std::unique_lock lock(state->mutex);
+  for (;;) {
+    if (state->tasks.empty()) {
+      if (state->stopping) break;
+      ++state->idle;
+      const bool woken = state->wake.wait_for(lock, state->idleExit, [&] { return state->stopping || !state->tasks.empty(); });
+      --state->idle;
+      if (!woken) break;
+      continue;
+    }
+    auto task = std::move(state->tasks.front());
+    state->tasks.pop_front();
+    lock.unlock();
+    task();
+    task = nullptr;  // what the task holds goes before the thread is counted out
+    lock.lock();
+  }
+  --state->threads;
+  state->ended.notify_all();
+}
 
 MemberCalls::MemberCalls(TimeSource& time, MemberCallOptions options) : time_(time), options_(options) {}
 
@@ -56,7 +121,9 @@ void MemberCalls::release(const std::string& member, bool trial, bool failed) {
 }
 
 bool MemberCallOutcome::mayHaveApplied() const {
-  return sent && error && (error->kind() == ClientError::Kind::ConnectionFailure || error->code() == 500 || error->code() == 504);
+  if (!sent || !error) return false;
+  if (error->kind() == ClientError::Kind::ConnectionFailure) return error->reason() != clusters::kConnectionRefused;
+  return error->code() == 500 || error->code() == 504;
 }
 
 json MemberCalls::call(const std::string& member, const std::function<json()>& run) {
@@ -93,7 +160,11 @@ std::vector<MemberCallOutcome> MemberCalls::callAll(const std::vector<MemberCall
     return outcome;
   };
   std::vector<std::future<MemberCallOutcome>> others;
-  for (std::size_t i = 1; i < calls.size(); ++i) others.push_back(std::async(std::launch::async, attempt, calls[i]));
+  for (std::size_t i = 1; i < calls.size(); ++i) {
+    auto promise = std::make_shared<std::promise<MemberCallOutcome>>();
+    others.push_back(promise->get_future());
+    threads_.run([promise, attempt, &call = calls[i]] { promise->set_value(attempt(call)); });
+  }
   std::vector<MemberCallOutcome> outcomes;
   if (!calls.empty()) outcomes.push_back(attempt(calls.front()));
   for (auto& other : others) outcomes.push_back(other.get());

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -38,8 +39,28 @@ struct MemberCallOutcome {
   bool sent = false;  // the call went out: the circuit did not refuse it
   bool ok() const { return !error.has_value(); }
   // Failed, and whether the member acted on it is unknown: it went out and no answer came (a
-  // timeout, a connection cut), or the answer says the server itself does not know (500, 504).
+  // timeout, a connection cut; not a refused connection), or the answer says the server itself
+  // does not know (500, 504).
   bool mayHaveApplied() const;
+};
+
+// Threads for calls that run beside their caller's: an idle thread takes the next call, and a new
+// one starts when none is idle (calls never queue: a slow member's must not hold up another's);
+// a thread idle for `idleExit` ends. Reusing threads spares a thread start per member call.
+class CallThreads {
+ public:
+  explicit CallThreads(std::chrono::milliseconds idleExit = std::chrono::seconds(10));
+  ~CallThreads();  // waits for the threads to end; what runs finishes first
+  CallThreads(const CallThreads&) = delete;
+  CallThreads& operator=(const CallThreads&) = delete;
+  void run(std::function<void()> task);
+  std::size_t threads();  // started and not yet ended
+  std::size_t idle();     // of those, waiting for a call
+
+ private:
+  struct State;
+  static void loop(const std::shared_ptr<State>& state);
+  std::shared_ptr<State> state_;
 };
 
 class MemberCalls {
@@ -49,8 +70,9 @@ class MemberCalls {
   // Runs one call against `member` on this thread. Throws what the call throws (as ClientError),
   // or a ConnectionFailure at once while the member's circuit is open.
   clusters::json call(const std::string& member, const std::function<clusters::json()>& run);
-  // Runs the calls concurrently (the first on this thread, each other on a thread of its own) and
-  // returns every outcome, in the order given, once all have finished.
+  // Runs the calls concurrently (the first on this thread, each other on a thread of the pool's:
+  // an idle one, or a new one when none is idle, so no call ever waits for a thread) and returns
+  // every outcome, in the order given, once all have finished.
   std::vector<MemberCallOutcome> callAll(const std::vector<MemberCall>& calls);
   // False while the member's circuit is open and its pause has not passed: a call would fail at once.
   bool available(const std::string& member);
@@ -72,6 +94,7 @@ class MemberCalls {
 
   TimeSource& time_;
   MemberCallOptions options_;
+  CallThreads threads_;
   std::mutex mutex_;
   std::condition_variable slotFreed_;
   std::map<std::string, Lane> lanes_;

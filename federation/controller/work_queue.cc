@@ -78,6 +78,11 @@ std::optional<std::string> WorkQueue::get() {
   return key;
 }
 
+bool WorkQueue::fromResync(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  return resyncProcessing_.count(key) > 0;
+}
+
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mutex_);
   processing_.erase(key);

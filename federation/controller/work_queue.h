@@ -33,6 +33,7 @@ class WorkQueue {
   void addRateLimited(const std::string& key);  // after a failure: later, the more it failed
   void forget(const std::string& key);          // after a success: its failures no longer count
   std::optional<std::string> get();             // blocks; nullopt once shut down
+  bool fromResync(const std::string& key);      // whether get() handed the key out from the resync lane
   void done(const std::string& key);
   void shutDown();
   std::size_t length();

@@ -28,14 +28,14 @@ bool resourceVersionAtLeast(const std::string& a, const std::string& b) {
   return a == b;
 }
 
-void WriteExpectations::written(const std::string& member, const std::string& key, const json& object) {
+void WriteExpectations::written(const std::string& member, const std::string& key, const json& object, const std::string& basedOn) {
   std::lock_guard lock(mutex_);
-  entries_[{member, key}] = Entry{object, versionOf(object)};
+  entries_[{member, key}] = Entry{object, versionOf(object), basedOn};
 }
 
 void WriteExpectations::deleted(const std::string& member, const std::string& key, const std::string& lastVersion) {
   std::lock_guard lock(mutex_);
-  entries_[{member, key}] = Entry{std::nullopt, lastVersion};
+  entries_[{member, key}] = Entry{std::nullopt, lastVersion, ""};
 }
 
 std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key,
@@ -82,6 +82,27 @@ WriteExpectations::Unanswered WriteExpectations::unansweredWrite(const std::stri
 void WriteExpectations::settled(const std::string& member, const std::string& key) {
   std::lock_guard lock(mutex_);
   unanswered_.erase({member, key});
+}
+
+std::optional<json> WriteExpectations::ownWriteOver(const std::string& member, const std::string& key, const std::string& baseVersion) {
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find({member, key});
+  if (it == entries_.end() || !it->second.object || baseVersion.empty() || it->second.basedOn != baseVersion) return std::nullopt;
+  return it->second.object;
+}
+
+bool WriteExpectations::cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion) {
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find({member, key});
+  if (it == entries_.end() || !it->second.object || resourceVersion.empty()) return false;
+  const bool own = it->second.resourceVersion == resourceVersion;
+  if (resourceVersionAtLeast(resourceVersion, it->second.resourceVersion)) entries_.erase(it);
+  return own;
+}
+
+void WriteExpectations::forget(const std::string& member, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  entries_.erase({member, key});
 }
 
 void WriteExpectations::forgetMember(const std::string& member) {

@@ -25,8 +25,9 @@ bool resourceVersionAtLeast(const std::string& a, const std::string& b);
 
 class WriteExpectations {
  public:
-  // The member answered a create or an update with `object`.
-  void written(const std::string& member, const std::string& key, const clusters::json& object);
+  // The member answered a create or an update with `object`; `basedOn` is the resourceVersion the
+  // write was conditional on, when the caller wants to build on it (ownWriteOver).
+  void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "");
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
@@ -46,6 +47,15 @@ class WriteExpectations {
   Unanswered unansweredWrite(const std::string& member, const std::string& key, const std::optional<clusters::json>& cached,
                              MonotonicTime now, bool answering, std::chrono::seconds window);
   void settled(const std::string& member, const std::string& key);
+  // This controller's last write of the object, when that write was made over `baseVersion`: what
+  // the object at `baseVersion` became through this controller alone, and so the base of a later
+  // write planned from `baseVersion` too.
+  std::optional<clusters::json> ownWriteOver(const std::string& member, const std::string& key, const std::string& baseVersion);
+  // The cache now shows the object at `resourceVersion`: an expectation that version meets is
+  // dropped. True when it is this controller's last write itself (a watch event that only echoes
+  // that write tells the controller nothing it does not know).
+  bool cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion);
+  void forget(const std::string& member, const std::string& key);
   void forgetMember(const std::string& member);
   std::size_t pending() const;
 
@@ -53,6 +63,7 @@ class WriteExpectations {
   struct Entry {
     std::optional<clusters::json> object;  // nullopt: deleted
     std::string resourceVersion;
+    std::string basedOn;
   };
   struct UnansweredWrite {
     std::string baseVersion;

@@ -49,9 +49,9 @@ struct Sizes {
   milliseconds idleWindow{10000};
 };
 
-// What the controller-manager runs by default (--workers), which is also how many writes
-// MemberCalls lets be in flight to one member.
-constexpr int kDefaultWorkers = 8;
+// How many writes MemberCalls lets be in flight to one member (MemberCallOptions::perMember).
+constexpr int kPerMemberConcurrency = 8;
+constexpr int kControllerWorkers = 8;  // the controller-manager's default --workers
 constexpr int kLatencyMs = 50;
 
 // ---------------------------------------------------------------------------------------------
@@ -128,6 +128,18 @@ std::string cpuSince(const std::vector<const Process*>& processes, const std::ve
   return cpu;
 }
 
+// Reconciles per federated HPA and their mean duration, from the controller's /metrics since its start.
+std::string reconcileSummary(const std::map<std::string, double>& metrics, int n) {
+  const auto value = [&](const std::string& key) {
+    const auto it = metrics.find(key);
+    return it == metrics.end() ? 0.0 : it->second;
+  };
+  const double reconciles = value("fedhpa_reconcile_duration_seconds_count");
+  return fixed(reconciles, 0) + " reconciles (" + fixed(reconciles / n, 2) + " per federated HPA), mean " +
+         fixed(1000 * value("fedhpa_reconcile_duration_seconds_sum") / std::max(reconciles, 1.0), 1) + " ms, " +
+         fixed(value("fedhpa_reconcile_errors_total"), 0) + " failed";
+}
+
 void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   const int n = sizes.convergenceHpas;
   progress("convergence: apiserver, 3 member-sims, N=" + std::to_string(n) + " federated HPAs, then controller-manager");
@@ -171,6 +183,7 @@ void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   cpuBefore.push_back(0);
   progress("CPU s until converged: " + cpuSince(processes, cpuBefore) + "; " +
            writesPerHpa(revisionsBefore, revisions(f.federation, f.members), n));
+  progress("controller-manager: " + reconcileSummary(scrapeMetrics(f.controllerUrl), n));
   const double rate = 3.0 * n / elapsed;
   progress("converged: " + std::to_string(3 * n) + " local HPAs in " + fixed(elapsed, 2) + " s from the controller-manager's start");
   rows.push_back({"convergence N=" + std::to_string(n) + " x3 (stored, started)",
@@ -489,14 +502,14 @@ void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows) {
   TempDir dir("fedhpa-bench-latency");
   Federation f = startFederation(dir, memberCount, {"--hpa-sync-period", "1h", "--latency", latencyFlag()}, {});
 
-  // Reference: unmanaged HPAs into member1 from kDefaultWorkers clients in parallel. They stay
+  // Reference: unmanaged HPAs into member1 from kPerMemberConcurrency clients in parallel. They stay
   // (outside the managed-by selector, nothing of the federation sees them).
   std::vector<std::string> rawNames;
   for (int i = 0; i < n; ++i) rawNames.push_back(hpaName("raw", i));
-  const double rawSeconds = createHpas(f.members[0], rawNames, 1, 10, kDefaultWorkers);
+  const double rawSeconds = createHpas(f.members[0], rawNames, 1, 10, kPerMemberConcurrency);
   const double rawRate = n / rawSeconds;
   progress("raw member create at " + latencyFlag() + ": " + std::to_string(n) + " in " + fixed(rawSeconds, 2) + " s (" +
-           std::to_string(kDefaultWorkers) + " clients)");
+           std::to_string(kPerMemberConcurrency) + " clients)");
 
   MemberMirror mirror(f.members, 10);
   std::vector<std::string> names;
@@ -520,26 +533,26 @@ void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows) {
   progress("controller-manager: " + fixed(reconciles, 0) + " reconciles (" + fixed(reconciles / n, 2) +
            " per federated HPA), mean " + fixed(1000 * delta("fedhpa_reconcile_duration_seconds_sum") / std::max(reconciles, 1.0), 1) +
            " ms, " + fixed(delta("fedhpa_reconcile_errors_total"), 0) + " failed; reconcile-seconds / " +
-           std::to_string(kDefaultWorkers) + " workers = " +
-           fixed(delta("fedhpa_reconcile_duration_seconds_sum") / kDefaultWorkers, 2) + " s");
+           std::to_string(kControllerWorkers) + " workers = " +
+           fixed(delta("fedhpa_reconcile_duration_seconds_sum") / kControllerWorkers, 2) + " s");
   const Revisions revisionsAfter = revisions(f.federation, f.members);
   long long maxWrites = 0;
   for (int m = 0; m < memberCount; ++m) maxWrites = std::max(maxWrites, revisionsAfter.members[m] - revisionsBefore.members[m]);
   progress("controller-manager used " + fixed(cpuSeconds(f.controller->pid()) - cpuBefore, 2) + " CPU s; " +
            writesPerHpa(revisionsBefore, revisionsAfter, n));
-  // The bound: every member needs one create per federated HPA, kDefaultWorkers at a time.
-  const double bound = static_cast<double>(n) * kLatencyMs / 1000.0 / kDefaultWorkers;
+  // The bound: every member needs one create per federated HPA, kPerMemberConcurrency at a time.
+  const double bound = static_cast<double>(n) * kLatencyMs / 1000.0 / kPerMemberConcurrency;
   const double perMemberRate = n / elapsed;
   progress("converged at " + latencyFlag() + ": " + std::to_string(memberCount * n) + " local HPAs in " + fixed(elapsed, 2) +
            " s (" + fixed(elapsed - createSeconds, 2) + " s after the last federated create returned); bound " + fixed(bound, 2) +
            " s; most writes to one member " + std::to_string(maxWrites));
   const std::string label = "convergence N=" + std::to_string(n) + " x10 at " + latencyFlag();
   rows.push_back({label, std::to_string(memberCount * n) + " local HPAs in " + fixed(elapsed, 2) + " s (goal ratio <= 2)",
-                  "bound " + std::to_string(n) + " x " + latencyFlag() + " / " + std::to_string(kDefaultWorkers) + " = " +
+                  "bound " + std::to_string(n) + " x " + latencyFlag() + " / " + std::to_string(kPerMemberConcurrency) + " = " +
                       fixed(bound, 2) + " s",
                   fixed(elapsed / bound, 2)});
   rows.push_back({label + ", per member", fixed(perMemberRate, 0) + " HPAs/s into each member",
-                  "raw create, 1 member, " + std::to_string(kDefaultWorkers) + " clients " + fixed(rawRate, 0) + "/s",
+                  "raw create, 1 member, " + std::to_string(kPerMemberConcurrency) + " clients " + fixed(rawRate, 0) + "/s",
                   fixed(perMemberRate / rawRate, 2)});
 }
 

@@ -152,6 +152,9 @@ TEST_F(RestClientTest, AnUnreachableServerIsAConnectionFailure) {
   RestClient client(unreachable, fastRetries());
   EXPECT_EQ(errorOf([&] { client.get(kHpas, "default", "web"); }).kind(), ClientError::Kind::ConnectionFailure);
   EXPECT_EQ(errorOf([&] { client.probe("/readyz"); }).kind(), ClientError::Kind::ConnectionFailure);
+  // Refused: nothing went out, so a write cannot have been applied (a timeout says no such thing).
+  EXPECT_EQ(errorOf([&] { client.create(kHpas, "default", {{"metadata", {{"name", "web"}}}}); }).reason(),
+            clusters::kConnectionRefused);
 }
 
 TEST_F(RestClientTest, BearerTokensAndDeleteOptions) {

@@ -173,7 +173,7 @@ class FakeApi : public clusters::KubeClient {
     return resource.resource + "/" + (resource.namespaced ? ns + "/" : "") + name;
   }
   void check() const {
-    if (!reachable) throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "connection refused");
+    if (!reachable) throw ClientError(ClientError::Kind::ConnectionFailure, 0, clusters::kConnectionRefused, "connection refused");
   }
   // As kube-apiserver stores an autoscaling/v2 HPA: defaults filled in.
   static void defaulted(const Resource& resource, json& object) {

@@ -179,11 +179,24 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     restartController();
   }
   void restartController() {
+    status_.reset();  // its writes call into the reconciler
     reconciler_.reset();
     events_.reset();
     events_ = std::make_unique<EventRecorder>(federation_, time_);
+    status_ = std::make_unique<StatusWriter>(2, [this](const std::string& key) { retried_.push_back(key); });
     reconciler_ = std::make_unique<HpaReconciler>(
-        ReconcilerContext{federation_, federatedHpas_, federatedDeployments_, *this, *calls_, time_, metrics_, *events_}, policy());
+        ReconcilerContext{federation_, federatedHpas_, federatedDeployments_, *this, *calls_, time_, metrics_, *events_, *status_},
+        policy());
+  }
+  // One reconcile of the HPA, and the status write it handed over.
+  void reconcile() {
+    try {
+      reconciler_->reconcile(kKey);
+    } catch (...) {
+      status_->waitUntilIdle();
+      throw;
+    }
+    status_->waitUntilIdle();
   }
   static partitioner::Policy policy() {
     partitioner::Policy policy;
@@ -219,7 +232,7 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
       refreshCaches();
       const int writes = observer_.writes + federation_.writes;
       try {
-        reconciler_->reconcile(kKey);
+        reconcile();
       } catch (const clusters::ClientError&) {
         continue;
       }
@@ -232,7 +245,7 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     for (int round = 0; round < rounds; ++round) {
       refreshCaches();
       try {
-        reconciler_->reconcile(kKey);
+        reconcile();
       } catch (const clusters::ClientError&) {
       }
     }
@@ -281,6 +294,8 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
   ControllerMetrics metrics_;
   std::unique_ptr<EventRecorder> events_;
   std::unique_ptr<HpaReconciler> reconciler_;
+  std::vector<std::string> retried_;      // keys the status writer sent back
+  std::unique_ptr<StatusWriter> status_;  // destroyed first: its writes call into the reconciler
 };
 
 TEST_F(HpaReconcilerTest, PlacesFromTheCachesWithoutReadingAnyMember) {
@@ -299,7 +314,7 @@ TEST_F(HpaReconcilerTest, AFirstPlacementWritesTheFederatedHpaTwice) {
   federation_.put(kHpas, federatedHpa(1, 10));
   refreshCaches();
   const int before = federation_.writes;
-  reconciler_->reconcile(kKey);
+  reconcile();
   events_.reset();  // flushes the placement's Event
   EXPECT_EQ(federation_.writes - before, 2 + 1);
   EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
@@ -319,9 +334,52 @@ TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
   restartController();  // posts the placement's Event now, so that no write arrives late below
   refreshCaches();
   const int memberWrites = observer_.writes, federationWrites = federation_.writes;
-  for (int i = 0; i < 3; ++i) reconciler_->reconcile(kKey);
+  for (int i = 0; i < 3; ++i) reconcile();
   EXPECT_EQ(observer_.writes, memberWrites) << "members hold the defaulted spec; it must compare equal";
   EXPECT_EQ(federation_.writes, federationWrites);
+}
+
+// The status goes out off the reconcile, over the version the finalizer write returned: a
+// reconcile whose federation cache has not seen its own writes yet plans from them, instead of
+// writing the finalizer again over a stale version (409).
+TEST_F(HpaReconcilerTest, ItsOwnFederationWritesStandInForAStaleCache) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  reconcile();
+  for (auto& member : members_) member.hpas->refresh();  // the federation cache stays as it was
+  saturate(members_[0]);
+  members_[0].hpas->refresh();
+  EXPECT_NO_THROW(reconcile());
+  EXPECT_TRUE(retried_.empty()) << "status write sent back: " << retried_.front();
+  const auto federated = federation_.peek(kHpas, "default", "php-apache");
+  EXPECT_EQ((*federated)["status"].value("currentReplicas", 0), 4) << "member1 saturated at its max 4";
+  EXPECT_EQ((*federated)["metadata"]["finalizers"], json::array({kFederationFinalizer}));
+}
+
+// A key an event brought back is skipped only when nothing it plans from changed: a change on a
+// member is acted on, and so is whatever a failed reconcile left undone.
+TEST_F(HpaReconcilerTest, UnlessUnchangedSkipsOnlyWhatItAlreadyDid) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  members_[1].api->reachable = false;  // Healthy as far as the cache knows: its write fails
+  EXPECT_THROW(reconcile(), clusters::ClientError);
+  members_[1].api->reachable = true;
+  time_.advance(std::chrono::seconds(10));  // the circuit closes again
+  EXPECT_NO_THROW(reconciler_->reconcile(kKey, /*unlessUnchanged=*/true));
+  status_->waitUntilIdle();
+  EXPECT_EQ(limits(members_[1]), "1/3") << "the failed write was skipped as unchanged";
+  refreshCaches();  // the caches show exactly this controller's writes
+  const int writes = observer_.writes + federation_.writes;
+  reconciler_->reconcile(kKey, true);
+  status_->waitUntilIdle();
+  EXPECT_EQ(observer_.writes + federation_.writes, writes);
+  saturate(members_[0]);
+  idle(members_[1]);
+  idle(members_[2]);
+  refreshCaches();
+  reconciler_->reconcile(kKey, true);
+  status_->waitUntilIdle();
+  EXPECT_GT(std::stoi(limits(members_[0]).substr(2)), 4) << "member1's saturation was skipped as unchanged";
 }
 
 TEST_F(HpaReconcilerTest, SaturationMovesMaxFromIdleMembersLoweringsFirst) {
@@ -375,7 +433,7 @@ TEST_F(HpaReconcilerTest, AMemberNeverReadSinceStartBlocksRaisesButNotLowerings)
   EXPECT_LE(std::stoi(lowered[0].substr(2)) + std::stoi(lowered[1].substr(2)), 3);
   federation_.touch(kHpas, "default", "php-apache", [](json& hpa) { hpa["spec"]["maxReplicas"] = 20; });
   refreshCaches();
-  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError) << "the raise must wait for member3";
+  EXPECT_THROW(reconcile(), clusters::ClientError) << "the raise must wait for member3";
   EXPECT_EQ(allLimits(), lowered);
   members_[2].api->reachable = true;
   members_[2].health = MemberHealth::Healthy;
@@ -390,7 +448,7 @@ TEST_F(HpaReconcilerTest, AStaleCacheGetsAConflictNotAnOverwrite) {
   saturate(members_[0]);  // bumps member1's resourceVersion behind the cache's back
   refreshCaches();
   idle(members_[1]);      // member2 changes after the cache was refreshed
-  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError);
+  EXPECT_THROW(reconcile(), clusters::ClientError);
   ASSERT_TRUE(converge());
   EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
@@ -435,7 +493,7 @@ TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreac
   members_[1].health = MemberHealth::Released;  // even past the grace: it still holds a copy
   federation_.remove(kHpas, "default", "php-apache", "", "");
   refreshCaches();
-  EXPECT_THROW(reconciler_->reconcile(kKey), clusters::ClientError);
+  EXPECT_THROW(reconcile(), clusters::ClientError);
   EXPECT_EQ(limits(members_[0]), "-");
   EXPECT_EQ(limits(members_[2]), "-");
   EXPECT_TRUE(federation_.peek(kHpas, "default", "php-apache")) << "the finalizer must stay";
@@ -484,7 +542,7 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
       const std::size_t index = &member - members_.data();
       if (chance(40)) {
         try {
-          reconciler_->reconcile(kKey);
+          reconcile();
         } catch (const clusters::ClientError&) {
         }
       }

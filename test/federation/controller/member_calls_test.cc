@@ -62,19 +62,21 @@ TEST(MemberCallsTest, AFailingMemberIsCutOffThenTriedWithOneCall) {
 // or an answer that does not know; never when the circuit kept it from going out.
 TEST(MemberCallsTest, OnlyAWriteThatWentOutUnansweredMayHaveBeenApplied) {
   FakeTimeSource time;
-  MemberCalls calls(time, {8, 2, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
+  MemberCalls calls(time, {8, 3, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
   auto fails = [](ClientError error) { return MemberCall{"m", [error]() -> json { throw error; }}; };
   const auto outcomes = calls.callAll({fails(ClientError(ClientError::Kind::Conflict, 409, "Conflict", "stale")),
                                        fails(ClientError(ClientError::Kind::Other, 504, "Timeout", "etcd timed out"))});
   EXPECT_FALSE(outcomes[0].mayHaveApplied()) << "a 409 is an answer";
   EXPECT_TRUE(outcomes[1].mayHaveApplied());
+  const auto refused = calls.callAll({fails(ClientError(ClientError::Kind::ConnectionFailure, 0, clusters::kConnectionRefused, "refused"))});
+  EXPECT_TRUE(refused[0].sent);
+  EXPECT_FALSE(refused[0].mayHaveApplied()) << "a refused connection carried nothing";
   const auto timedOut = calls.callAll({fails(ClientError(ClientError::Kind::ConnectionFailure, 0, "", "timed out"))});
-  EXPECT_TRUE(timedOut[0].sent);
   EXPECT_TRUE(timedOut[0].mayHaveApplied());
-  const auto refused = calls.callAll({{"m", [] { return json::object(); }}});  // two unanswered: the circuit is open
-  EXPECT_FALSE(refused[0].ok());
-  EXPECT_FALSE(refused[0].sent);
-  EXPECT_FALSE(refused[0].mayHaveApplied());
+  const auto cutOff = calls.callAll({{"m", [] { return json::object(); }}});  // three unanswered: the circuit is open
+  EXPECT_FALSE(cutOff[0].ok());
+  EXPECT_FALSE(cutOff[0].sent);
+  EXPECT_FALSE(cutOff[0].mayHaveApplied());
 }
 
 TEST(MemberCallsTest, AnswersThatAreErrorsDoNotOpenTheCircuit) {
@@ -103,6 +105,36 @@ TEST(MemberCallsTest, AtMostPerMemberCallsRunAtOnce) {
   const auto outcomes = calls.callAll(batch);
   EXPECT_EQ(outcomes.size(), 8u);
   EXPECT_EQ(peak, 2);
+}
+
+// The threads beside the caller's are kept for the next calls, not started per call; and a call
+// never waits for one: while every kept thread is held by a slow call, a new one starts.
+TEST(CallThreadsTest, IdleThreadsAreReusedAndBusyOnesNeverMakeACallWait) {
+  CallThreads threads;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::promise<void>> done(3);
+    for (auto& each : done) threads.run([&each] { each.set_value(); });
+    for (auto& each : done) each.get_future().wait();
+    // A thread that has just answered is back among the idle ones a moment later.
+    for (int i = 0; i < 1000 && threads.idle() < threads.threads(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_LE(threads.threads(), 3u) << "one thread per call: the threads are not reused";
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  for (int i = 0; i < 4; ++i) threads.run([released] { released.wait(); });
+  std::promise<void> ran;
+  threads.run([&ran] { ran.set_value(); });
+  EXPECT_EQ(ran.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  release.set_value();
+}
+
+TEST(CallThreadsTest, AThreadIdleForLongEnds) {
+  CallThreads threads(std::chrono::milliseconds(20));
+  std::promise<void> ran;
+  threads.run([&ran] { ran.set_value(); });
+  ran.get_future().wait();
+  for (int i = 0; i < 500 && threads.threads() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(threads.threads(), 0u);
 }
 
 }  // namespace
