@@ -36,7 +36,7 @@ namespace {
 
 struct ControllerFlags {
   bool leaderElect = true;
-  int workers = 8;
+  int workers = 16;
   std::string resyncPeriod = "30s";
   std::string probePeriod = "10s";
   std::string unhealthyGrace = "40s";
@@ -48,7 +48,7 @@ struct ControllerFlags {
 void addControllerFlags(po::options_description& options, ControllerFlags& flags) {
   options.add_options()
       ("leader-elect", po::value<bool>(&flags.leaderElect)->default_value(true), "act only while holding the Lease kube-system/fedhpa-controller-manager")
-      ("workers", po::value<int>(&flags.workers)->default_value(8), "reconcile workers (however many, at most 8 writes are in flight to one member)")
+      ("workers", po::value<int>(&flags.workers)->default_value(16), "reconcile workers (however many, at most 8 writes are in flight to one member)")
       ("resync-period", po::value<std::string>(&flags.resyncPeriod)->default_value("30s"), "look at every federated HPA this often")
       ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
       ("cluster-unhealthy-grace", po::value<std::string>(&flags.unhealthyGrace)->default_value("40s"), "NotReady this long: no longer eligible")

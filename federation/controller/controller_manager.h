@@ -26,7 +26,7 @@
 namespace fedhpa::controller {
 
 struct ControllerOptions {
-  int workers = 8;
+  int workers = 16;
   std::chrono::milliseconds resyncPeriod{30000};
   std::chrono::milliseconds clusterProbePeriod{10000};
   std::chrono::milliseconds clusterUnhealthyGrace{40000};

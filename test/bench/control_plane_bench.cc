@@ -51,7 +51,7 @@ struct Sizes {
 
 // How many writes MemberCalls lets be in flight to one member (MemberCallOptions::perMember).
 constexpr int kPerMemberConcurrency = 8;
-constexpr int kControllerWorkers = 8;  // the controller-manager's default --workers
+constexpr int kControllerWorkers = 16;  // the controller-manager's default --workers
 constexpr int kLatencyMs = 50;
 
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +453,7 @@ void memory(const Sizes& sizes, std::vector<Row>& rows) {
   }
   Process controller("controller-manager",
                      {FEDHPA_BINARY, "controller-manager", "--kubeconfig", kubeconfig.string(), "--context", "federation-cluster",
-                      "--address", "127.0.0.1:0", "--leader-elect=false", "--cluster-probe-period", "1s"},
+                      "--address", "127.0.0.1:0", "--leader-elect=false", "--cluster-probe-period", "1s", "--workers", std::to_string(kControllerWorkers)},
                      dir.path());
   const RestConfig federation = serverConfig(federationUrl);
   waitClustersReady(federation, kMembers, seconds(30));
