@@ -77,16 +77,28 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
               const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
-  views.clear();
-  for (const ClusterState* clusterPointer : clusters) {
-    const ClusterState& cluster = *clusterPointer;
-    ClusterView& view = views.emplace_back();  // built in place: a view is a few cache lines
+  // The views of the last plan are written over, every field of each, instead of being built
+  // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
+  views.resize(clusters.size());
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    const ClusterState& cluster = *clusters[c];
+    ClusterView& view = views[c];
     view.name = cluster.name;
     view.weight = cluster.preferences.weight.value_or(1);
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    if (!cluster.hpa) continue;
+    view.need.reset();
+    view.needMetric = nullptr;
+    view.maxNeeded = 0;
+    if (!cluster.hpa) {
+      view.present = false;
+      view.limits = {};
+      view.status = {};
+      view.pristine = view.inForbiddenWindow = view.saturated = view.mayGive = false;
+      view.maxKeptUnderPressure = view.maxInUse = view.minToKeep = 0;
+      continue;
+    }
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
     const Limits limits = clamped(hpa.limits);
