@@ -42,10 +42,22 @@ std::uint64_t bigEndian8(const char* bytes) {
   return __builtin_bswap64(chunk);
 }
 
-// The first `length` bytes of a and b compared: -1, 0 or 1. Past the first 8 bytes the last
-// window ends at `length` and may overlap the one before: the bytes they share are equal.
+std::uint64_t bigEndian4(const char* bytes) {
+  std::uint32_t chunk;
+  std::memcpy(&chunk, bytes, 4);
+  return __builtin_bswap32(chunk);
+}
+
+// The first `length` bytes of a and b compared: -1, 0 or 1. Windows that overlap are fine (the
+// bytes they share are equal by then): past the first 8 bytes the last window ends at `length`,
+// and 4 to 7 bytes are the first 4 and the last 4.
 int compareBytes(const char* a, const char* b, std::size_t length) {
+  const auto order = [](std::uint64_t x, std::uint64_t y) { return x < y ? -1 : (x > y ? 1 : 0); };
   if (length < 8) {
+    if (length >= 4) {
+      return order(bigEndian4(a) << 32 | bigEndian4(a + length - 4),
+                   bigEndian4(b) << 32 | bigEndian4(b + length - 4));
+    }
     for (std::size_t k = 0; k < length; ++k) {
       if (a[k] != b[k]) return static_cast<unsigned char>(a[k]) < static_cast<unsigned char>(b[k]) ? -1 : 1;
     }
