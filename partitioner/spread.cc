@@ -16,8 +16,11 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // so it costs a sort, whatever the sizes of the numbers. With sign -1 it works on the negated
 // values and floors (raising the lowest first is lowering the highest first of the negated
 // values), read and written through the sign, so no negated copies are made.
+// The sign and the tie order are template arguments: known when compiled, they cost nothing in the
+// passes over the clusters.
+template <Replicas sign, TieOrder ties>
 Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                           Replicas amount, Replicas sign, TieOrder ties, Scratch& scratch) {
+                           Replicas amount, Scratch& scratch) {
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
@@ -87,7 +90,7 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     }
     values[i] = sign * lowered;
   };
-  if (ties == TieOrder::LowerIndexFirst) {
+  if constexpr (ties == TieOrder::LowerIndexFirst) {
     for (std::size_t i = 0; i < n; ++i) lower(i);
   } else {
     for (std::size_t i = n; i-- > 0;) lower(i);
@@ -184,12 +187,12 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
 Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
                    Replicas amount, Scratch& scratch) {
-  return lowerHighestFirst(values, floors, amount, +1, TieOrder::HigherIndexFirst, scratch);
+  return lowerHighestFirst<+1, TieOrder::HigherIndexFirst>(values, floors, amount, scratch);
 }
 
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
                  Replicas amount, Scratch& scratch) {
-  return lowerHighestFirst(values, caps, amount, -1, TieOrder::LowerIndexFirst, scratch);
+  return lowerHighestFirst<-1, TieOrder::LowerIndexFirst>(values, caps, amount, scratch);
 }
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
