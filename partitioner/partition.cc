@@ -19,7 +19,13 @@ struct Workspace::State {
     std::uint32_t index;
   };
   std::vector<const ClusterState*> order;
+  // The order the last plan sorted the clusters into, and whether their names were strictly
+  // increasing (no two alike: then it is the only order that sorts them).
   std::vector<Keyed> keyed;
+  bool keyedStrict = false;
+  // The cluster (index into plan.clusters) whose name each of plan.moves holds.
+  std::vector<std::uint32_t> moveNames;
+  static constexpr std::uint32_t kNoCluster = ~std::uint32_t{0};
   std::vector<Keyed> keyedSpare;
   std::vector<ClusterView> views;
   Schedule schedule;
@@ -80,31 +86,20 @@ bool sameName(std::string_view a, std::string_view b) {
   return a.size() == b.size() && compareBytes(a.data(), b.data(), a.size()) == 0;
 }
 
-// A reconcile loop plans the same federation again and again, and its clusters come in the same
-// order each time: the order the last plan sorted them into (kept in `keyed`) is reused when the
-// names it gives are strictly increasing, which is one comparison per cluster instead of a sort.
-bool previousOrderStillHolds(const std::vector<ClusterState>& clusters,
-                             const std::vector<Workspace::State::Keyed>& keyed) {
-  if (keyed.size() != clusters.size()) return false;
-  for (std::size_t i = 1; i < keyed.size(); ++i) {
-    if (!nameLess(clusters[keyed[i - 1].index].name, clusters[keyed[i].index].name)) return false;
-  }
-  return true;
-}
-
-// The clusters in name order, as pointers into the input (the input is not copied). Names in a
-// federation tend to share a long prefix ("member1", "member2", ...), so each name is keyed by
-// the 8 bytes after the prefix they all share, packed big-endian into one integer, and the keys
-// are radix sorted, one counting pass per byte that differs between names (three for
-// "member0".."member999"); only names equal in those bytes are compared in full.
-void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
+// The clusters in name order, without the last plan's help. Names in a federation tend to share
+// a long prefix ("member1", "member2", ...), so each name is keyed by the 8 bytes after the
+// prefix they all share, packed big-endian into one integer, and the keys are radix sorted, one
+// counting pass per byte that differs between names (three for "member0".."member999"); only
+// names equal in those bytes are compared in full.
+void sortAfresh(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
   std::vector<const ClusterState*>& order = ws.order;
-  order.clear();
-  for (const ClusterState& c : clusters) order.push_back(&c);
+  using Keyed = Workspace::State::Keyed;
+  std::vector<Keyed>& keyed = ws.keyed;
+  for (std::size_t i = 0; i < clusters.size(); ++i) order[i] = &clusters[i];
   const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return nameLess(a->name, b->name); };
-  if (std::is_sorted(order.begin(), order.end(), byItsName)) return;
-  if (previousOrderStillHolds(clusters, ws.keyed)) {
-    for (std::size_t i = 0; i < ws.keyed.size(); ++i) order[i] = &clusters[ws.keyed[i].index];
+  if (std::is_sorted(order.begin(), order.end(), byItsName)) {
+    keyed.resize(clusters.size());
+    for (std::size_t i = 0; i < clusters.size(); ++i) keyed[i] = {0, static_cast<std::uint32_t>(i)};
     return;
   }
 
@@ -116,8 +111,6 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
         std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(shared), c.name.begin()).first -
         first.begin());
   }
-  using Keyed = Workspace::State::Keyed;
-  std::vector<Keyed>& keyed = ws.keyed;
   keyed.clear();
   std::uint64_t differing = 0;
   for (std::size_t i = 0; i < clusters.size(); ++i) {
@@ -156,6 +149,29 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   }
 }
 
+// The clusters in name order, as pointers into the input (the input is not copied).
+// A reconcile loop plans the same federation again and again: when the clusters, taken in the
+// order the last plan sorted them into, have that plan's names, the order holds again (one name
+// comparison per cluster, no sort), and the plan's names need no writing: returns true then.
+bool sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
+  std::vector<const ClusterState*>& order = ws.order;
+  const std::vector<ClusterPlan>& last = ws.plan.clusters;
+  const std::size_t n = clusters.size();
+  order.resize(n);
+  if (ws.keyedStrict && ws.keyed.size() == n && last.size() == n) {
+    std::size_t i = 0;
+    while (i < n && sameName(clusters[ws.keyed[i].index].name, last[i].name)) ++i;
+    if (i == n) {
+      for (i = 0; i < n; ++i) order[i] = &clusters[ws.keyed[i].index];
+      return true;
+    }
+  }
+  sortAfresh(clusters, ws);
+  const auto alike = [](const ClusterState* a, const ClusterState* b) { return !nameLess(a->name, b->name); };
+  ws.keyedStrict = std::adjacent_find(order.begin(), order.end(), alike) == order.end();
+  return false;
+}
+
 // `limits` when `present`, else none, written field by field: a std::optional built on the stack
 // and copied was a store-forwarding stall per cluster, two thirds of writing a plan.
 void writeLimits(std::optional<Limits>& to, bool present, const Limits& limits) {
@@ -170,9 +186,11 @@ void writeLimits(std::optional<Limits>& to, bool present, const Limits& limits) 
 }
 
 // The notes that say why nothing is placed.
-const Plan& nothingToPlace(Plan& plan, Note::Kind why) {
+const Plan& nothingToPlace(Workspace::State& ws, Note::Kind why) {
+  Plan& plan = ws.plan;
   plan.clusters.clear();
   plan.moves.clear();
+  ws.moveNames.clear();
   plan.causes.clear();
   plan.transfers.clear();
   plan.notes.resize(1);
@@ -186,12 +204,12 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
                       const Policy& policy, TimePoint now, Workspace& workspace) {
   Workspace::State& ws = *workspace.state_;
   Plan& plan = ws.plan;
-  if (requested.limits.max < 1) return nothingToPlace(plan, Note::Kind::MaxBelowOne);
-  if (input.empty()) return nothingToPlace(plan, Note::Kind::NoEligibleCluster);
+  if (requested.limits.max < 1) return nothingToPlace(ws, Note::Kind::MaxBelowOne);
+  if (input.empty()) return nothingToPlace(ws, Note::Kind::NoEligibleCluster);
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
-  sortByName(input, ws);
+  const bool namesAsLastPlan = sortByName(input, ws);
   const std::vector<ClusterView>& views = ws.views;
   classify(spec, ws.order, policy, now, ws.views);
   Schedule& schedule = ws.schedule;
@@ -214,14 +232,21 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     const Limits& after = schedule.limits[i];
     const bool placed = after.max > 0;
     const ClusterView& view = views[i];
-    // The same federation replans under the same names: compare before copying.
+    // The same federation replans under the same names: written only when they changed.
     ClusterPlan& cluster = plan.clusters[i];
-    if (!sameName(cluster.name, view.name)) cluster.name.assign(view.name);
+    if (!namesAsLastPlan && !sameName(cluster.name, view.name)) cluster.name.assign(view.name);
     writeLimits(cluster.limits, placed, after);
     if (view.present == placed && (!placed || view.limits == after)) continue;
-    if (moves == plan.moves.size()) plan.moves.emplace_back();
-    Move& move = plan.moves[moves++];
-    if (!sameName(move.cluster, view.name)) move.cluster.assign(view.name);
+    if (moves == plan.moves.size()) {
+      plan.moves.emplace_back();
+      ws.moveNames.push_back(Workspace::State::kNoCluster);
+    }
+    // A move that held this cluster's name in the last plan holds it still when the names are
+    // the last plan's.
+    const bool nameHeld = namesAsLastPlan && ws.moveNames[moves] == i;
+    Move& move = plan.moves[moves];
+    if (!nameHeld && !sameName(move.cluster, view.name)) move.cluster.assign(view.name);
+    ws.moveNames[moves++] = static_cast<std::uint32_t>(i);
     writeLimits(move.before, view.present, view.limits);
     writeLimits(move.after, placed, after);
     move.note.clear();
@@ -234,6 +259,7 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     }
   }
   plan.moves.resize(moves);
+  ws.moveNames.resize(moves);
   plan.notes.resize(schedule.noteCount);
   for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;
