@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "partitioner/spread.h"
 
@@ -34,17 +35,20 @@ Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
 }
 
 // Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
-// largest spare give first, receivers are served evenly. Returns what each gave and received.
+// largest spare give first, receivers are served evenly. Returns what each gave and received, or
+// nothing when there is nothing to give or nothing wanted (no arrays are leased for it).
 struct Exchange {
   Scratch::Array given;
   Scratch::Array received;
   Replicas amount = 0;
 };
-Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
-                  const std::vector<Replicas>& wants) {
+std::optional<Exchange> exchange(Scratch& scratch, const std::vector<Replicas>& spares,
+                                 const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
-  const Replicas spare = sum(spares), wanted = sum(wants);
-  if (spare == 0 || wanted == 0) return Exchange{scratch.zeros(n), scratch.zeros(n), 0};
+  const Replicas spare = sum(spares);
+  if (spare == 0) return std::nullopt;
+  const Replicas wanted = sum(wants);
+  if (wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
   if (spare == wanted) return Exchange{scratch.copy(spares), scratch.copy(wants), spare};
@@ -71,8 +75,9 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
-Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
-                        const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
+std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
+                                       const std::vector<Replicas>& spares,
+                                       const std::vector<Replicas>& wants) {
   Scratch& scratch = schedule.scratch;
   if (!schedule.tiered) return exchange(scratch, spares, wants);
   const std::size_t n = views.size();
@@ -87,14 +92,15 @@ Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& view
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
       }
-      const Exchange ex = exchange(scratch, tierSpares, tierWants);
+      const std::optional<Exchange> ex = exchange(scratch, tierSpares, tierWants);
+      if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
-        total.given[i] += ex.given[i];
-        spareLeft[i] -= ex.given[i];
-        total.received[i] += ex.received[i];
-        tierWants[i] -= ex.received[i];
+        total.given[i] += ex->given[i];
+        spareLeft[i] -= ex->given[i];
+        total.received[i] += ex->received[i];
+        tierWants[i] -= ex->received[i];
       }
-      total.amount += ex.amount;
+      total.amount += ex->amount;
     }
   }
   return total;
@@ -343,14 +349,14 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   }
   if (sum(wants) == 0) return;
 
-  const Exchange ex =
+  const std::optional<Exchange> ex =
       exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
-  if (ex.amount == 0) {
+  if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
   }
-  applyMaxExchange(schedule, ex);
-  explainExchange(schedule, ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
+  applyMaxExchange(schedule, *ex);
+  explainExchange(schedule, *ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
 void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -377,33 +383,39 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   if (sum(wants) == 0) return;
 
   // 1. max the donors do not use.
-  const Exchange ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
-  if (ex.amount > 0) {
-    applyMaxExchange(schedule, ex);
-    explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
-    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
+  const auto ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
+  if (ex && ex->amount > 0) {
+    applyMaxExchange(schedule, *ex);
+    explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
+    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex->received[i];
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
-  Scratch::Array reclaimable = scratch.zeros(n);
   if (sum(wants) > 0) {
+    Scratch::Array reclaimable = scratch.overwritten(n);
     for (std::size_t i = 0; i < n; ++i) {
       const ClusterView& v = views[i];
-      if (!v.present || v.saturated || !v.mayGive) continue;
-      reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
+      const bool gives = v.present && !v.saturated && v.mayGive;
+      reclaimable[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure) : 0;
+    }
+    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants);
+    if (reclaim && reclaim->amount > 0) {
+      applyMaxExchange(schedule, *reclaim);
+      explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
+      for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim->received[i];
     }
   }
-  const Exchange reclaim = exchangeByTier(schedule, views, reclaimable, wants);
-  if (reclaim.amount > 0) {
-    applyMaxExchange(schedule, reclaim);
-    explainExchange(schedule, reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
-    for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
-  }
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
-  // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
+  // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
+  // cluster that received max in this step has a cause saying so (its last).
+  const auto receivedMax = [&](std::size_t i) {
+    const std::uint8_t count = schedule.causeCount[i];
+    return count > 0 &&
+           schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
+  };
   std::size_t leftOut = 0;
   std::size_t first = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (wants[i] == 0 || ex.received[i] > 0 || reclaim.received[i] > 0) continue;
+    if (wants[i] == 0 || receivedMax(i)) continue;
     if (leftOut++ == 0) first = i;
   }
   if (leftOut == 0) return;
@@ -427,11 +439,12 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0 || sum(spares) == 0) return;
 
-  const Exchange ex = exchange(scratch, spares, wants);
+  const std::optional<Exchange> ex = exchange(scratch, spares, wants);
+  if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
-    schedule.limits[i].min += ex.received[i] - ex.given[i];
+    schedule.limits[i].min += ex->received[i] - ex->given[i];
   }
-  explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
+  explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
 }
 
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
