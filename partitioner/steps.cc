@@ -451,26 +451,34 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  Scratch::Array before = scratch.overwritten(n), mins = scratch.overwritten(n),
-                 floors = scratch.overwritten(n), caps = scratch.overwritten(n);
+  Scratch::Array mins = scratch.overwritten(n), floors = scratch.overwritten(n),
+                 caps = scratch.overwritten(n);
+  Replicas total = 0;
+  Replicas aboveFloors = 0;
+  bool changed = false;
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& l = schedule.limits[i];
-    before[i] = l.min;
     caps[i] = l.max;
     floors[i] = l.max > 0 ? std::min(l.max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
     mins[i] = std::clamp(l.min, floors[i], caps[i]);
+    total += mins[i];
+    aboveFloors += mins[i] - floors[i];
+    changed = changed || mins[i] != l.min;
   }
-  const Replicas total = sum(mins);
-  if (total < spec.limits.min) levelUp(mins, caps, spec.limits.min - total, scratch);
-  if (total > spec.limits.min) levelDown(mins, floors, total - spec.limits.min, scratch);
-  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].min = mins[i];
+  if (total < spec.limits.min) changed = levelUp(mins, caps, spec.limits.min - total, scratch) > 0 || changed;
+  if (total > spec.limits.min && aboveFloors > 0) {
+    changed = levelDown(mins, floors, total - spec.limits.min, scratch) > 0 || changed;
+  }
+  if (!changed) return;
 
   for (std::size_t i = 0; i < n; ++i) {
-    const Limits& now = schedule.limits[i];
-    if (now.min == before[i] || now.max == 0 || !views[i].present) continue;
+    Limits& now = schedule.limits[i];
+    const Replicas before = now.min;
+    now.min = mins[i];
+    if (now.min == before || now.max == 0 || !views[i].present) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
     cause.federated = spec.limits.min;
-    cause.before = {before[i], now.max};
+    cause.before = {before, now.max};
     cause.after = now;
   }
 }
