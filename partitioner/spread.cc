@@ -197,24 +197,7 @@ Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& cap
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers) {
-  std::size_t from = 0;
-  std::size_t to = 0;
-  Replicas leftFrom = takes.empty() ? 0 : takes[0];
-  Replicas leftTo = gives.empty() ? 0 : gives[0];
-  while (from < takes.size() && to < gives.size()) {
-    if (leftFrom <= 0) {
-      if (++from < takes.size()) leftFrom = takes[from];
-      continue;
-    }
-    if (leftTo <= 0) {
-      if (++to < gives.size()) leftTo = gives[to];
-      continue;
-    }
-    const Replicas amount = std::min(leftFrom, leftTo);
-    transfers.push_back({from, to, amount});
-    leftFrom -= amount;
-    leftTo -= amount;
-  }
+  pairTransfers(takes, gives, transfers, [](std::size_t) {});
 }
 
 }  // namespace fedhpa::partitioner

@@ -111,20 +111,27 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
 void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receiverKind,
                      Cause::Kind donorKind) {
   std::vector<Transfer>& transfers = schedule.transfers;
-  const std::size_t first = transfers.size();
-  pairTransfers(ex.given, ex.received, transfers);
-  const auto record = [&](bool receivers, Cause::Kind kind) {
-    const auto self = [&](const Transfer& t) { return receivers ? t.to : t.from; };
-    for (std::size_t k = first; k < transfers.size();) {
-      const std::size_t i = self(transfers[k]);
-      Cause& cause = schedule.because(i, kind);
-      cause.firstTransfer = k;
-      while (k < transfers.size() && self(transfers[k]) == i) ++k;
-      cause.transferCount = k - cause.firstTransfer;
+  // The cause of the receiver and of the donor of the latest transfer, each extended while the
+  // next transfer names the same cluster.
+  Cause* receiver = nullptr;
+  Cause* donor = nullptr;
+  std::size_t receiverIndex = 0;
+  std::size_t donorIndex = 0;
+  pairTransfers(ex.given, ex.received, transfers, [&](std::size_t k) {
+    const Transfer& t = transfers[k];
+    if (receiver == nullptr || t.to != receiverIndex) {
+      receiverIndex = t.to;
+      receiver = &schedule.because(t.to, receiverKind);
+      receiver->firstTransfer = k;
     }
-  };
-  record(true, receiverKind);
-  record(false, donorKind);
+    ++receiver->transferCount;
+    if (donor == nullptr || t.from != donorIndex) {
+      donorIndex = t.from;
+      donor = &schedule.because(t.from, donorKind);
+      donor->firstTransfer = k;
+    }
+    ++donor->transferCount;
+  });
 }
 
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
