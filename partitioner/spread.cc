@@ -16,6 +16,30 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // so it costs a sort, whatever the sizes of the numbers. With sign -1 it works on the negated
 // values and floors (raising the lowest first is lowering the highest first of the negated
 // values), read and written through the sign, so no negated copies are made.
+// Sorts plain integers, largest first, without comparing them where it need not: nothing to do
+// when they are in order already (every cluster stops at the same level), one counting pass when
+// they span fewer values than four per element (small replica counts), a comparison sort
+// otherwise. Either way O(n log n) at most, whatever the numbers.
+void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>::iterator last,
+                    Scratch& scratch) {
+  if (std::is_sorted(first, last, std::greater<>())) return;
+  const auto [low, high] = std::minmax_element(first, last);
+  const auto count = static_cast<Replicas>(last - first);
+  const Replicas lowest = *low;
+  const Replicas span = *high - lowest;  // levels stay within +-2 * kNoCap: no overflow
+  if (span >= 4 * count) {
+    std::sort(first, last, std::greater<>());
+    return;
+  }
+  Scratch::Array countsArray = scratch.zeros(static_cast<std::size_t>(span) + 1);
+  std::vector<Replicas>& counts = countsArray;
+  for (auto it = first; it != last; ++it) ++counts[static_cast<std::size_t>(*it - lowest)];
+  auto out = first;
+  for (std::size_t v = counts.size(); v-- > 0;) {
+    out = std::fill_n(out, counts[v], lowest + static_cast<Replicas>(v));
+  }
+}
+
 // The sign and the tie order are template arguments: known when compiled, they cost nothing in the
 // passes over the clusters.
 template <Replicas sign, TieOrder ties>
@@ -55,8 +79,8 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
       packed[givers + k++] = 2 * floorOf(i);
     }
   }
-  std::sort(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
-            std::greater<>());
+  sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
+                 scratch);
   const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
   const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
 
