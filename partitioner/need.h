@@ -29,9 +29,13 @@ inline std::optional<Replicas> replicasForReading(double reading, double target,
   const double ratio = reading / target;
   if (!std::isfinite(ratio) || ratio < 0) return std::nullopt;
   if (std::abs(1.0 - ratio) <= kHpaTolerance) return current;
-  const double replicas = std::ceil(ratio * static_cast<double>(current));
-  if (!(replicas < static_cast<double>(kNoCap))) return kNoCap;
-  return static_cast<Replicas>(replicas);
+  // ceil(wanted), in integers: std::ceil without SSE4.1 is a dozen instructions per cluster.
+  // ceil(wanted) < kNoCap exactly when wanted <= kNoCap - 1, and below 2^53 the conversions are
+  // exact.
+  const double wanted = ratio * static_cast<double>(current);
+  if (!(wanted <= static_cast<double>(kNoCap - 1))) return kNoCap;
+  const auto whole = static_cast<Replicas>(wanted);
+  return static_cast<double>(whole) < wanted ? whole + 1 : whole;
 }
 
 struct Need {
