@@ -48,12 +48,21 @@ bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optiona
 
 Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
 
-void ClusterView::recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const {
+void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& usage) const {
+  // Optionals are written as a flag and a value: assigned whole, they went through the stack, a
+  // store-forwarding stall on every move that quotes its usage.
+  const auto write = [](std::optional<Replicas>& to, const std::optional<Replicas>& from) {
+    if (from) {
+      to.emplace(*from);
+    } else {
+      to.reset();
+    }
+  };
   usage.current = status.current;
   usage.max = limits.max;
-  usage.need = need;
-  usage.cpuUtilizationPercent = status.cpuUtilizationPercent;
-  usage.cpuTarget = cpuTarget;
+  write(usage.need, need);
+  write(usage.cpuUtilizationPercent, status.cpuUtilizationPercent);
+  write(usage.cpuTarget, cpuTarget);
   usage.limitedByMaxReplicas = status.limitedByMaxReplicas.value_or(false);
   usage.byMetric = needMetric != nullptr;
   if (needMetric) usage.metric = *needMetric;  // assigned: a reused Usage keeps its name's memory

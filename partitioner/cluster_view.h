@@ -62,7 +62,7 @@ struct alignas(64) ClusterView {
   Replicas minSpare() const { return std::max<Replicas>(0, limits.min - minToKeep); }
 
   // Writes what its reasons quote into `usage` (reasons.h puts it into words).
-  void recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const;
+  void recordUsage(const std::optional<Replicas>& cpuTarget, Usage& usage) const;
 };
 
 // True when some cluster is in a tier other than 0 (burst tiers in use).
