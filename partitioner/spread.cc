@@ -16,15 +16,19 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // so it costs a sort, whatever the sizes of the numbers. With sign -1 it works on the negated
 // values and floors (raising the lowest first is lowering the highest first of the negated
 // values), read and written through the sign, so no negated copies are made.
-// Sorts plain integers, largest first, without comparing them where it need not: nothing to do
-// when they are in order already (every cluster stops at the same level), one counting pass when
+// Sorts plain integers, largest first, without comparing them where it need not: for more than
+// a few of them, nothing to do when they are in order already (every cluster stops at the same level), one counting pass when
 // they span fewer values than four per element (small replica counts), a comparison sort
 // otherwise. Either way O(n log n) at most, whatever the numbers.
 void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>::iterator last,
                     Scratch& scratch) {
+  const auto count = static_cast<Replicas>(last - first);
+  if (count < 32) {  // a few clusters: insertion sort, no pass to see whether it is needed
+    std::sort(first, last, std::greater<>());
+    return;
+  }
   if (std::is_sorted(first, last, std::greater<>())) return;
   const auto [low, high] = std::minmax_element(first, last);
-  const auto count = static_cast<Replicas>(last - first);
   const Replicas lowest = *low;
   const Replicas span = *high - lowest;  // levels stay within +-2 * kNoCap: no overflow
   if (span >= 4 * count) {
@@ -124,18 +128,6 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
 
 }  // namespace
 
-Replicas sum(const std::vector<Replicas>& values) {
-  // Four running sums: one add per element no longer waits for the one before (steps sum their
-  // arrays a dozen times per plan).
-  Replicas partial[4] = {0, 0, 0, 0};
-  const std::size_t n = values.size();
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (std::size_t k = 0; k < 4; ++k) partial[k] += values[i + k];
-  }
-  for (; i < n; ++i) partial[0] += values[i];
-  return partial[0] + partial[1] + partial[2] + partial[3];
-}
 
 void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
                     const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
