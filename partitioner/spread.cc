@@ -53,16 +53,23 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
   if (amount <= 0) return 0;
-  // One pass for what the clusters can give, how many give, and whether they start level.
+  // One pass for what the clusters can give, how many give, and whether they start level and
+  // stop level.
   Replicas available = 0;
   std::size_t givers = 0;
   bool sameStart = true;
+  bool sameStop = true;
   Replicas start = 0;
+  Replicas stop = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (value(i) <= floorOf(i)) continue;
     available += value(i) - floorOf(i);
-    if (givers++ == 0) start = value(i);
+    if (givers++ == 0) {
+      start = value(i);
+      stop = floorOf(i);
+    }
     sameStart = sameStart && value(i) == start;
+    sameStop = sameStop && floorOf(i) == stop;
   }
   if (available == 0) return 0;
   if (available <= amount) {
@@ -70,35 +77,41 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     return available;
   }
 
-  // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is one
-  // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
-  // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
-  // first: when every giving cluster starts at the same value (levelUp from zero, the common
-  // case), they are already in order above every stop, and only the stops are sorted.
-  Scratch::Array events = scratch.overwritten(2 * givers);
-  std::vector<Replicas>& packed = events;
-  for (std::size_t i = 0, k = 0; i < n; ++i) {
-    if (value(i) > floorOf(i)) {
-      packed[k] = 2 * value(i) + 1;
-      packed[givers + k++] = 2 * floorOf(i);
-    }
-  }
-  sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
-                 scratch);
-  const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
-  const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
-
   // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.
   Replicas taken = 0;
-  Replicas level = levelOf(packed.front());
-  Replicas active = 0;
-  for (std::size_t e = 0; e < packed.size();) {
-    const Replicas next = levelOf(packed[e]);
-    const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
-    if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
-    taken += static_cast<Replicas>(cost);
-    level = next;
-    for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
+  Replicas level = start;
+  auto active = static_cast<Replicas>(givers);
+  // Every giving cluster starts at one value and stops at one floor (an even split, the common
+  // case): all of them give from the start down, and no floor is reached (available > amount).
+  // Otherwise the levels are swept.
+  if (!(sameStart && sameStop)) {
+    // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is
+    // one packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
+    // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
+    // first: when every giving cluster starts at the same value (levelUp from zero, the common
+    // case), they are already in order above every stop, and only the stops are sorted.
+    Scratch::Array events = scratch.overwritten(2 * givers);
+    std::vector<Replicas>& packed = events;
+    for (std::size_t i = 0, k = 0; i < n; ++i) {
+      if (value(i) > floorOf(i)) {
+        packed[k] = 2 * value(i) + 1;
+        packed[givers + k++] = 2 * floorOf(i);
+      }
+    }
+    sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0),
+                   packed.end(), scratch);
+    const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
+    const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
+    level = levelOf(packed.front());
+    active = 0;
+    for (std::size_t e = 0; e < packed.size();) {
+      const Replicas next = levelOf(packed[e]);
+      const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
+      if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
+      taken += static_cast<Replicas>(cost);
+      level = next;
+      for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
+    }
   }
   const Replicas need = amount - taken;
   const Replicas finalLevel = level - need / active;
