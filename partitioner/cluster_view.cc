@@ -8,14 +8,21 @@ namespace fedhpa::partitioner {
 namespace {
 
 // The member HPA's proposal: from its metric list, or, when it reports only CPU utilisation, from
-// that against the federated CPU target (kube's formula and tolerance either way).
-std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) {
-  if (!hpa.metrics.empty()) return needFromMetrics(hpa.metrics, hpa.status.current);
-  if (!hpa.status.cpuUtilizationPercent || !target) return std::nullopt;
+// that against the federated CPU target (kube's formula and tolerance either way). Written into
+// the view (need, needMetric), which the caller has cleared: returned as a std::optional<Need> it
+// went through the stack.
+void writeNeed(const LocalHpa& hpa, const std::optional<Replicas>& target, ClusterView& view) {
+  if (!hpa.metrics.empty()) {
+    if (const auto need = needFromMetrics(hpa.metrics, hpa.status.current)) {
+      view.need.emplace(need->replicas);
+      if (need->decidedBy >= 0) view.needMetric = &hpa.metrics[static_cast<std::size_t>(need->decidedBy)];
+    }
+    return;
+  }
+  if (!hpa.status.cpuUtilizationPercent || !target) return;
   const auto replicas = replicasForReading(static_cast<double>(*hpa.status.cpuUtilizationPercent),
                                            static_cast<double>(*target), hpa.status.current);
-  if (!replicas) return std::nullopt;
-  return Need{*replicas, -1};
+  if (replicas) view.need.emplace(*replicas);
 }
 
 Limits clamped(Limits limits) {
@@ -113,10 +120,7 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
     const Limits limits = clamped(hpa.limits);
     view.limits = limits;
     view.status = hpa.status;
-    if (const auto need = needOf(hpa, target)) {
-      view.need = need->replicas;
-      if (need->decidedBy >= 0) view.needMetric = &hpa.metrics[static_cast<std::size_t>(need->decidedBy)];
-    }
+    writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =
         hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + policy.scaleForbiddenWindow;
