@@ -470,7 +470,7 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
     mins[i] = std::clamp(l.min, floors[i], caps[i]);
     total += mins[i];
     aboveFloors += mins[i] - floors[i];
-    changed = changed || mins[i] != l.min;
+    changed |= mins[i] != l.min;
   }
   if (total < spec.limits.min) changed = levelUp(mins, caps, spec.limits.min - total, scratch) > 0 || changed;
   if (total > spec.limits.min && aboveFloors > 0) {
