@@ -42,7 +42,9 @@ struct Exchange {
   Scratch::Array received;
   Replicas amount = 0;
 };
-std::optional<Exchange> exchange(Scratch& scratch, const std::vector<Replicas>& spares,
+// `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
+// all of it.
+std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
                                  const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
   const Replicas spare = sum(spares);
@@ -51,9 +53,9 @@ std::optional<Exchange> exchange(Scratch& scratch, const std::vector<Replicas>& 
   if (wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare == wanted) return Exchange{scratch.copy(spares), scratch.copy(wants), spare};
+  if (spare == wanted) return Exchange{std::move(spares), scratch.copy(wants), spare};
   if (spare < wanted) {
-    Exchange result{scratch.copy(spares), scratch.zeros(n), spare};
+    Exchange result{std::move(spares), scratch.zeros(n), spare};
     levelUp(result.received, wants, spare, scratch);
     return result;
   }
@@ -76,10 +78,10 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
-                                       const std::vector<Replicas>& spares,
+                                       Scratch::Array spares,
                                        const std::vector<Replicas>& wants) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, spares, wants);
+  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants);
   const std::size_t n = views.size();
   const Scratch::Array tiersArray = tiersOf(scratch, views);
   const std::vector<Replicas>& tiers = tiersArray;
@@ -92,7 +94,7 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
       }
-      const std::optional<Exchange> ex = exchange(scratch, tierSpares, tierWants);
+      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants);
       if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
         total.given[i] += ex->given[i];
@@ -404,7 +406,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       const bool gives = v.present && !v.saturated && v.mayGive;
       reclaimable[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure) : 0;
     }
-    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants);
+    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
       explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
@@ -446,7 +448,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0 || sum(spares) == 0) return;
 
-  const std::optional<Exchange> ex = exchange(scratch, spares, wants);
+  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants);
   if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex->received[i] - ex->given[i];
