@@ -39,9 +39,10 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 namespace {
 
-// Names are compared 8 bytes at a time, loaded big-endian so that comparing the integers
-// compares the bytes in order: a name is a dozen bytes, and a call to memcmp per comparison was
-// a fifth of a 1000-cluster plan (its order is checked and its names written on every plan).
+// Names are compared inline, 8 bytes at a time, loaded big-endian so that comparing the integers
+// compares the bytes in order: a name is a dozen bytes, too few to pay for a call to memcmp, and
+// every plan compares each cluster's name at least once (to see whether the last plan's order and
+// names still hold).
 std::uint64_t bigEndian8(const char* bytes) {
   std::uint64_t chunk;
   std::memcpy(&chunk, bytes, 8);
