@@ -8,14 +8,21 @@ namespace fedhpa::partitioner {
 namespace {
 
 // The member HPA's proposal: from its metric list, or, when it reports only CPU utilisation, from
-// that against the federated CPU target (kube's formula and tolerance either way).
-std::optional<Need> needOf(const LocalHpa& hpa, std::optional<Replicas> target) {
-  if (!hpa.metrics.empty()) return needFromMetrics(hpa.metrics, hpa.status.current);
-  if (!hpa.status.cpuUtilizationPercent || !target) return std::nullopt;
+// that against the federated CPU target (kube's formula and tolerance either way). Written into
+// the view (need, needMetric), which the caller has cleared: returned as a std::optional<Need> it
+// went through the stack.
+void writeNeed(const LocalHpa& hpa, const std::optional<Replicas>& target, ClusterView& view) {
+  if (!hpa.metrics.empty()) {
+    if (const auto need = needFromMetrics(hpa.metrics, hpa.status.current)) {
+      view.need.emplace(need->replicas);
+      if (need->decidedBy >= 0) view.needMetric = &hpa.metrics[static_cast<std::size_t>(need->decidedBy)];
+    }
+    return;
+  }
+  if (!hpa.status.cpuUtilizationPercent || !target) return;
   const auto replicas = replicasForReading(static_cast<double>(*hpa.status.cpuUtilizationPercent),
                                            static_cast<double>(*target), hpa.status.current);
-  if (!replicas) return std::nullopt;
-  return Need{*replicas, -1};
+  if (replicas) view.need.emplace(*replicas);
 }
 
 Limits clamped(Limits limits) {
@@ -48,12 +55,21 @@ bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optiona
 
 Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
 
-void ClusterView::recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const {
+void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& usage) const {
+  // Optionals are written as a flag and a value: assigned whole, they went through the stack, a
+  // store-forwarding stall on every move that quotes its usage.
+  const auto write = [](std::optional<Replicas>& to, const std::optional<Replicas>& from) {
+    if (from) {
+      to.emplace(*from);
+    } else {
+      to.reset();
+    }
+  };
   usage.current = status.current;
   usage.max = limits.max;
-  usage.need = need;
-  usage.cpuUtilizationPercent = status.cpuUtilizationPercent;
-  usage.cpuTarget = cpuTarget;
+  write(usage.need, need);
+  write(usage.cpuUtilizationPercent, status.cpuUtilizationPercent);
+  write(usage.cpuTarget, cpuTarget);
   usage.limitedByMaxReplicas = status.limitedByMaxReplicas.value_or(false);
   usage.byMetric = needMetric != nullptr;
   if (needMetric) usage.metric = *needMetric;  // assigned: a reused Usage keeps its name's memory
@@ -77,25 +93,34 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
               const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
-  views.clear();
-  for (const ClusterState* clusterPointer : clusters) {
-    const ClusterState& cluster = *clusterPointer;
-    ClusterView& view = views.emplace_back();  // built in place: a view is a few cache lines
+  // The views of the last plan are written over, every field of each, instead of being built
+  // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
+  views.resize(clusters.size());
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    const ClusterState& cluster = *clusters[c];
+    ClusterView& view = views[c];
     view.name = cluster.name;
     view.weight = cluster.preferences.weight.value_or(1);
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    if (!cluster.hpa) continue;
+    view.need.reset();
+    view.needMetric = nullptr;
+    view.maxNeeded = 0;
+    if (!cluster.hpa) {
+      view.present = false;
+      view.limits = {};
+      view.status = {};
+      view.pristine = view.inForbiddenWindow = view.saturated = view.mayGive = false;
+      view.maxKeptUnderPressure = view.maxInUse = view.minToKeep = 0;
+      continue;
+    }
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
     const Limits limits = clamped(hpa.limits);
     view.limits = limits;
     view.status = hpa.status;
-    if (const auto need = needOf(hpa, target)) {
-      view.need = need->replicas;
-      if (need->decidedBy >= 0) view.needMetric = &hpa.metrics[static_cast<std::size_t>(need->decidedBy)];
-    }
+    writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =
         hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + policy.scaleForbiddenWindow;

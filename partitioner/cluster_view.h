@@ -20,20 +20,37 @@ inline constexpr Replicas kNoCap = Replicas{1} << 50;
 // without the cluster saturating and asking for the max back (no flapping).
 Replicas reclaimMargin(Replicas need);
 
-struct ClusterView {
-  std::string_view name;  // points into the input clusters, as needMetric does
+// The fields every step reads come first and fill the first cache line (the struct starts on
+// one): a pass over a thousand clusters then reads one line per cluster instead of three.
+struct alignas(64) ClusterView {
   bool present = false;  // has a local HPA
+  // The policy's saturation test (see saturated() in cluster_view.cc).
+  bool saturated = false;
+  // The policy lets this cluster hand limits to others now.
+  bool mayGive = false;
   Limits limits;         // {0, 0} when absent
+
+  Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
+  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
+  // Reclaim: the max this cluster keeps while another is saturated. Below maxInUse when its
+  // metrics say it needs fewer replicas than it holds (its HPA is still inside its scale-down
+  // stabilisation): its need plus reclaimMargin, never below its min or preference floor.
+  Replicas maxKeptUnderPressure = 0;
+  // Preference bounds, always set (defaults: weight 1, floor 0, cap kNoCap).
+  Replicas preferredFloor = 0;
+  Replicas preferredCap = kNoCap;
+
+  Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
+  Replicas weight = 1;
+  Replicas tier = 0;
+
+  std::string_view name;  // points into the input clusters, as needMetric does
   HpaStatus status;
 
   // Never scaled (no lastScaleTime, desired 0): kubefed v1 lets such an HPA give.
   bool pristine = false;
   // Scaled less than the scale-forbidden window ago.
   bool inForbiddenWindow = false;
-  // The policy's saturation test (see saturated() in cluster_view.cc).
-  bool saturated = false;
-  // The policy lets this cluster hand limits to others now.
-  bool mayGive = false;
 
   // What the member's own HPA wants (need.h): from its metric list, or from its CPU utilisation
   // against the federated CPU target when that is all it reports; empty without any reading.
@@ -41,25 +58,11 @@ struct ClusterView {
   // The metric that decided the need, when a metric list did; points into the input clusters.
   const MetricReading* needMetric = nullptr;
 
-  Replicas maxNeeded = 0;  // extra max a saturated cluster asks for (demand)
-  // Reclaim: the max this cluster keeps while another is saturated. Below maxInUse when its
-  // metrics say it needs fewer replicas than it holds (its HPA is still inside its scale-down
-  // stabilisation): its need plus kReclaimMargin, never below its min or preference floor.
-  Replicas maxKeptUnderPressure = 0;
-  Replicas maxInUse = 0;   // max it must keep: replicas in use, its min, its preference floor
-  Replicas minToKeep = 0;  // min it must keep; below its current min when it holds min idle
-
   Replicas maxSpare() const { return std::max<Replicas>(0, limits.max - maxInUse); }
   Replicas minSpare() const { return std::max<Replicas>(0, limits.min - minToKeep); }
 
-  // Preference bounds, always set (defaults: weight 1, floor 0, cap kNoCap).
-  Replicas weight = 1;
-  Replicas preferredFloor = 0;
-  Replicas preferredCap = kNoCap;
-  Replicas tier = 0;
-
   // Writes what its reasons quote into `usage` (reasons.h puts it into words).
-  void recordUsage(std::optional<Replicas> cpuTarget, Usage& usage) const;
+  void recordUsage(const std::optional<Replicas>& cpuTarget, Usage& usage) const;
 };
 
 // True when some cluster is in a tier other than 0 (burst tiers in use).

@@ -11,16 +11,6 @@ std::optional<Replicas> replicasForMetric(const MetricReading& metric, Replicas 
   return replicasForReading(*metric.current, metric.targetValue, current);
 }
 
-std::optional<Replicas> replicasForReading(double reading, double target, Replicas current) {
-  if (!(target > 0) || current <= 0) return std::nullopt;
-  const double ratio = reading / target;
-  if (!std::isfinite(ratio) || ratio < 0) return std::nullopt;
-  if (std::abs(1.0 - ratio) <= kHpaTolerance) return current;
-  const double replicas = std::ceil(ratio * static_cast<double>(current));
-  if (!(replicas < static_cast<double>(kNoCap))) return kNoCap;
-  return static_cast<Replicas>(replicas);
-}
-
 std::optional<Need> needFromMetrics(const std::vector<MetricReading>& metrics, Replicas current) {
   std::optional<Need> best;
   bool someMissing = false;

@@ -2,9 +2,11 @@
 // proposes from the HPA's metrics, before its min/max clamp and its scaling behaviour.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
+#include "partitioner/cluster_view.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::partitioner {
@@ -20,8 +22,21 @@ inline constexpr double kHpaTolerance = 0.1;
 // no reading, its target is not positive, or nothing runs (an HPA at 0 replicas does not scale).
 std::optional<Replicas> replicasForMetric(const MetricReading& metric, Replicas current);
 // The same for a reading and its target given as numbers (the CPU utilisation a status reports
-// against the federated target, with no metric list to build).
-std::optional<Replicas> replicasForReading(double reading, double target, Replicas current);
+// against the federated target, with no metric list to build). Inline: called out of line, its
+// std::optional came back through the stack, a store-forwarding stall per cluster.
+inline std::optional<Replicas> replicasForReading(double reading, double target, Replicas current) {
+  if (!(target > 0) || current <= 0) return std::nullopt;
+  const double ratio = reading / target;
+  if (!std::isfinite(ratio) || ratio < 0) return std::nullopt;
+  if (std::abs(1.0 - ratio) <= kHpaTolerance) return current;
+  // ceil(wanted), in integers: std::ceil without SSE4.1 is a dozen instructions per cluster.
+  // ceil(wanted) < kNoCap exactly when wanted <= kNoCap - 1, and below 2^53 the conversions are
+  // exact.
+  const double wanted = ratio * static_cast<double>(current);
+  if (!(wanted <= static_cast<double>(kNoCap - 1))) return kNoCap;
+  const auto whole = static_cast<Replicas>(wanted);
+  return static_cast<double>(whole) < wanted ? whole + 1 : whole;
+}
 
 struct Need {
   Replicas replicas = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 
 #include "partitioner/cluster_view.h"
 #include "partitioner/policies.h"
@@ -17,7 +19,13 @@ struct Workspace::State {
     std::uint32_t index;
   };
   std::vector<const ClusterState*> order;
+  // The order the last plan sorted the clusters into, and whether their names were strictly
+  // increasing (no two alike: then it is the only order that sorts them).
   std::vector<Keyed> keyed;
+  bool keyedStrict = false;
+  // The cluster (index into plan.clusters) whose name each of plan.moves holds.
+  std::vector<std::uint32_t> moveNames;
+  static constexpr std::uint32_t kNoCluster = ~std::uint32_t{0};
   std::vector<Keyed> keyedSpare;
   std::vector<ClusterView> views;
   Schedule schedule;
@@ -31,31 +39,68 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 namespace {
 
-// A reconcile loop plans the same federation again and again, and its clusters come in the same
-// order each time: the order the last plan sorted them into (kept in `keyed`) is reused when the
-// names it gives are strictly increasing, which is one comparison per cluster instead of a sort.
-bool previousOrderStillHolds(const std::vector<ClusterState>& clusters,
-                             const std::vector<Workspace::State::Keyed>& keyed) {
-  if (keyed.size() != clusters.size()) return false;
-  for (std::size_t i = 1; i < keyed.size(); ++i) {
-    if (!(clusters[keyed[i - 1].index].name < clusters[keyed[i].index].name)) return false;
-  }
-  return true;
+// Names are compared inline, 8 bytes at a time, loaded big-endian so that comparing the integers
+// compares the bytes in order: a name is a dozen bytes, too few to pay for a call to memcmp, and
+// every plan compares each cluster's name at least once (to see whether the last plan's order and
+// names still hold).
+std::uint64_t bigEndian8(const char* bytes) {
+  std::uint64_t chunk;
+  std::memcpy(&chunk, bytes, 8);
+  return __builtin_bswap64(chunk);
 }
 
-// The clusters in name order, as pointers into the input (the input is not copied). Names in a
-// federation tend to share a long prefix ("member1", "member2", ...), so each name is keyed by
-// the 8 bytes after the prefix they all share, packed big-endian into one integer, and the keys
-// are radix sorted, one counting pass per byte that differs between names (three for
-// "member0".."member999"); only names equal in those bytes are compared in full.
-void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
+std::uint64_t bigEndian4(const char* bytes) {
+  std::uint32_t chunk;
+  std::memcpy(&chunk, bytes, 4);
+  return __builtin_bswap32(chunk);
+}
+
+// The first `length` bytes of a and b compared: -1, 0 or 1. Windows that overlap are fine (the
+// bytes they share are equal by then): past the first 8 bytes the last window ends at `length`,
+// and 4 to 7 bytes are the first 4 and the last 4.
+int compareBytes(const char* a, const char* b, std::size_t length) {
+  const auto order = [](std::uint64_t x, std::uint64_t y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  if (length < 8) {
+    if (length >= 4) {
+      return order(bigEndian4(a) << 32 | bigEndian4(a + length - 4),
+                   bigEndian4(b) << 32 | bigEndian4(b + length - 4));
+    }
+    for (std::size_t k = 0; k < length; ++k) {
+      if (a[k] != b[k]) return static_cast<unsigned char>(a[k]) < static_cast<unsigned char>(b[k]) ? -1 : 1;
+    }
+    return 0;
+  }
+  for (std::size_t at = 0;; at += 8) {
+    if (at + 8 > length) at = length - 8;
+    const std::uint64_t x = bigEndian8(a + at), y = bigEndian8(b + at);
+    if (x != y) return x < y ? -1 : 1;
+    if (at + 8 == length) return 0;
+  }
+}
+
+bool nameLess(std::string_view a, std::string_view b) {
+  const int order = compareBytes(a.data(), b.data(), std::min(a.size(), b.size()));
+  return order != 0 ? order < 0 : a.size() < b.size();
+}
+
+bool sameName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && compareBytes(a.data(), b.data(), a.size()) == 0;
+}
+
+// The clusters in name order, without the last plan's help. Names in a federation tend to share
+// a long prefix ("member1", "member2", ...), so each name is keyed by the 8 bytes after the
+// prefix they all share, packed big-endian into one integer, and the keys are radix sorted, one
+// counting pass per byte that differs between names (three for "member0".."member999"); only
+// names equal in those bytes are compared in full.
+void sortAfresh(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
   std::vector<const ClusterState*>& order = ws.order;
-  order.clear();
-  for (const ClusterState& c : clusters) order.push_back(&c);
-  const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return a->name < b->name; };
-  if (std::is_sorted(order.begin(), order.end(), byItsName)) return;
-  if (previousOrderStillHolds(clusters, ws.keyed)) {
-    for (std::size_t i = 0; i < ws.keyed.size(); ++i) order[i] = &clusters[ws.keyed[i].index];
+  using Keyed = Workspace::State::Keyed;
+  std::vector<Keyed>& keyed = ws.keyed;
+  for (std::size_t i = 0; i < clusters.size(); ++i) order[i] = &clusters[i];
+  const auto byItsName = [](const ClusterState* a, const ClusterState* b) { return nameLess(a->name, b->name); };
+  if (std::is_sorted(order.begin(), order.end(), byItsName)) {
+    keyed.resize(clusters.size());
+    for (std::size_t i = 0; i < clusters.size(); ++i) keyed[i] = {0, static_cast<std::uint32_t>(i)};
     return;
   }
 
@@ -67,8 +112,6 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
         std::mismatch(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(shared), c.name.begin()).first -
         first.begin());
   }
-  using Keyed = Workspace::State::Keyed;
-  std::vector<Keyed>& keyed = ws.keyed;
   keyed.clear();
   std::uint64_t differing = 0;
   for (std::size_t i = 0; i < clusters.size(); ++i) {
@@ -107,10 +150,48 @@ void sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   }
 }
 
+// The clusters in name order, as pointers into the input (the input is not copied).
+// A reconcile loop plans the same federation again and again: when the clusters, taken in the
+// order the last plan sorted them into, have that plan's names, the order holds again (one name
+// comparison per cluster, no sort), and the plan's names need no writing: returns true then.
+bool sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws) {
+  std::vector<const ClusterState*>& order = ws.order;
+  const std::vector<ClusterPlan>& last = ws.plan.clusters;
+  const std::size_t n = clusters.size();
+  order.resize(n);
+  if (ws.keyedStrict && ws.keyed.size() == n && last.size() == n) {
+    std::size_t i = 0;
+    while (i < n && sameName(clusters[ws.keyed[i].index].name, last[i].name)) ++i;
+    if (i == n) {
+      for (i = 0; i < n; ++i) order[i] = &clusters[ws.keyed[i].index];
+      return true;
+    }
+  }
+  sortAfresh(clusters, ws);
+  const auto alike = [](const ClusterState* a, const ClusterState* b) { return !nameLess(a->name, b->name); };
+  ws.keyedStrict = std::adjacent_find(order.begin(), order.end(), alike) == order.end();
+  return false;
+}
+
+// `limits` when `present`, else none, written field by field: a std::optional built on the stack
+// and copied was a store-forwarding stall per cluster, two thirds of writing a plan.
+void writeLimits(std::optional<Limits>& to, bool present, const Limits& limits) {
+  if (!present) {
+    to.reset();
+  } else if (to) {
+    to->min = limits.min;
+    to->max = limits.max;
+  } else {
+    to.emplace(limits);
+  }
+}
+
 // The notes that say why nothing is placed.
-const Plan& nothingToPlace(Plan& plan, Note::Kind why) {
+const Plan& nothingToPlace(Workspace::State& ws, Note::Kind why) {
+  Plan& plan = ws.plan;
   plan.clusters.clear();
   plan.moves.clear();
+  ws.moveNames.clear();
   plan.causes.clear();
   plan.transfers.clear();
   plan.notes.resize(1);
@@ -124,12 +205,12 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
                       const Policy& policy, TimePoint now, Workspace& workspace) {
   Workspace::State& ws = *workspace.state_;
   Plan& plan = ws.plan;
-  if (requested.limits.max < 1) return nothingToPlace(plan, Note::Kind::MaxBelowOne);
-  if (input.empty()) return nothingToPlace(plan, Note::Kind::NoEligibleCluster);
+  if (requested.limits.max < 1) return nothingToPlace(ws, Note::Kind::MaxBelowOne);
+  if (input.empty()) return nothingToPlace(ws, Note::Kind::NoEligibleCluster);
   FederatedSpec spec = requested;
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
-  sortByName(input, ws);
+  const bool namesAsLastPlan = sortByName(input, ws);
   const std::vector<ClusterView>& views = ws.views;
   classify(spec, ws.order, policy, now, ws.views);
   Schedule& schedule = ws.schedule;
@@ -149,29 +230,37 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   plan.transfers.swap(schedule.transfers);
   std::size_t moves = 0;
   for (std::size_t i = 0; i < views.size(); ++i) {
-    std::optional<Limits> after;
-    if (schedule.limits[i].max > 0) after = schedule.limits[i];
-    const std::optional<Limits> before =
-        views[i].present ? std::optional<Limits>(views[i].limits) : std::nullopt;
-    // The same federation replans under the same names: compare before copying.
-    if (plan.clusters[i].name != views[i].name) plan.clusters[i].name.assign(views[i].name);
-    plan.clusters[i].limits = after;
-    if (before == after) continue;
-    if (moves == plan.moves.size()) plan.moves.emplace_back();
-    Move& move = plan.moves[moves++];
-    if (move.cluster != views[i].name) move.cluster.assign(views[i].name);
-    move.before = before;
-    move.after = after;
+    const Limits& after = schedule.limits[i];
+    const bool placed = after.max > 0;
+    const ClusterView& view = views[i];
+    // The same federation replans under the same names: written only when they changed.
+    ClusterPlan& cluster = plan.clusters[i];
+    if (!namesAsLastPlan && !sameName(cluster.name, view.name)) cluster.name.assign(view.name);
+    writeLimits(cluster.limits, placed, after);
+    if (view.present == placed && (!placed || view.limits == after)) continue;
+    if (moves == plan.moves.size()) {
+      plan.moves.emplace_back();
+      ws.moveNames.push_back(Workspace::State::kNoCluster);
+    }
+    // A move that held this cluster's name in the last plan holds it still when the names are
+    // the last plan's.
+    const bool nameHeld = namesAsLastPlan && ws.moveNames[moves] == i;
+    Move& move = plan.moves[moves];
+    if (!nameHeld && !sameName(move.cluster, view.name)) move.cluster.assign(view.name);
+    ws.moveNames[moves++] = static_cast<std::uint32_t>(i);
+    writeLimits(move.before, view.present, view.limits);
+    writeLimits(move.after, placed, after);
     move.note.clear();
     move.firstCause = i * Schedule::kMaxCauses;
     move.causeCount = schedule.causeCount[i];
     const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
     const Cause* causes = plan.causes.data() + move.firstCause;
-    if (views[i].present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
-      views[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+    if (view.present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
+      view.recordUsage(spec.targetCPUUtilizationPercent, move.usage);
     }
   }
   plan.moves.resize(moves);
+  ws.moveNames.resize(moves);
   plan.notes.resize(schedule.noteCount);
   for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;

@@ -40,17 +40,21 @@ struct Schedule {
 
   // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views) {
-    limits.clear();
+    const std::size_t n = views.size();
+    limits.resize(n);
     std::size_t present = 0;
-    preferencesSet = false;
-    tiered = false;
-    for (const ClusterView& view : views) {
-      limits.push_back(view.limits);
+    bool preferences = false;
+    bool tiers = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const ClusterView& view = views[i];
+      limits[i] = view.limits;
       present += view.present;
-      preferencesSet = preferencesSet || view.weight != 1 || view.preferredFloor != 0 ||
-                       view.preferredCap != kNoCap || view.tier != 0;
-      tiered = tiered || view.tier != 0;
+      preferences |= (view.weight != 1) | (view.preferredFloor != 0) | (view.preferredCap != kNoCap) |
+                     (view.tier != 0);
+      tiers |= view.tier != 0;
     }
+    preferencesSet = preferences;
+    tiered = tiers;
     allPresent = present == views.size();
     nonePresent = present == 0;
     causes.resize(views.size() * kMaxCauses);  // slots are written before they are read

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -23,7 +24,7 @@ class Scratch {
     Array& operator=(Array&&) = delete;
     Array(const Array&) = delete;
     ~Array() {
-      if (pool_) pool_->free_.push_back(slot_);
+      if (pool_) pool_->release(slot_);
     }
     std::vector<Replicas>& get() { return *array_; }
     const std::vector<Replicas>& get() const { return *array_; }
@@ -63,19 +64,39 @@ class Scratch {
   }
 
  private:
+  // The first 64 arrays are free or leased by one bit each (a lease is finding the lowest set
+  // bit); a plan that leases more at once keeps the rest in a list.
+  static constexpr std::size_t kBits = 64;
+  // The common case inline; growing the pool kept out of line, so the common case needs no
+  // registers saved.
   Array lease() {
-    if (free_.empty()) {
-      arrays_.push_back(std::make_unique<std::vector<Replicas>>());
-      free_.reserve(arrays_.size());  // every array may come back at once
-      return Array(this, arrays_.size() - 1);
-    }
-    const std::size_t slot = free_.back();
-    free_.pop_back();
+    if (freeBits_ == 0) return leaseBeyondTheBits();
+    const auto slot = static_cast<std::size_t>(__builtin_ctzll(freeBits_));
+    freeBits_ &= freeBits_ - 1;
     return Array(this, slot);
   }
+  [[gnu::noinline]] Array leaseBeyondTheBits() {
+    if (!freeBeyond_.empty()) {
+      const std::size_t slot = freeBeyond_.back();
+      freeBeyond_.pop_back();
+      return Array(this, slot);
+    }
+    arrays_.push_back(std::make_unique<std::vector<Replicas>>());
+    if (arrays_.size() > kBits) freeBeyond_.reserve(arrays_.size() - kBits);  // all may come back
+    return Array(this, arrays_.size() - 1);
+  }
+  void release(std::size_t slot) {
+    if (slot < kBits) {
+      freeBits_ |= std::uint64_t{1} << slot;
+    } else {
+      releaseBeyondTheBits(slot);
+    }
+  }
+  [[gnu::noinline]] void releaseBeyondTheBits(std::size_t slot) { freeBeyond_.push_back(slot); }
   // unique_ptr: a leased array stays where it is when the pool grows.
   std::vector<std::unique_ptr<std::vector<Replicas>>> arrays_;
-  std::vector<std::size_t> free_;  // the arrays not leased now
+  std::uint64_t freeBits_ = 0;            // bit i: arrays_[i] is not leased now
+  std::vector<std::size_t> freeBeyond_;   // the arrays past the first 64 not leased now
 };
 
 }  // namespace fedhpa::partitioner

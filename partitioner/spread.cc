@@ -16,22 +16,60 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // so it costs a sort, whatever the sizes of the numbers. With sign -1 it works on the negated
 // values and floors (raising the lowest first is lowering the highest first of the negated
 // values), read and written through the sign, so no negated copies are made.
+// Sorts plain integers, largest first, without comparing them where it need not: for more than
+// a few of them, nothing to do when they are in order already (every cluster stops at the same level), one counting pass when
+// they span fewer values than four per element (small replica counts), a comparison sort
+// otherwise. Either way O(n log n) at most, whatever the numbers.
+void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>::iterator last,
+                    Scratch& scratch) {
+  const auto count = static_cast<Replicas>(last - first);
+  if (count < 32) {  // a few clusters: insertion sort, no pass to see whether it is needed
+    std::sort(first, last, std::greater<>());
+    return;
+  }
+  if (std::is_sorted(first, last, std::greater<>())) return;
+  const auto [low, high] = std::minmax_element(first, last);
+  const Replicas lowest = *low;
+  const Replicas span = *high - lowest;  // levels stay within +-2 * kNoCap: no overflow
+  if (span >= 4 * count) {
+    std::sort(first, last, std::greater<>());
+    return;
+  }
+  Scratch::Array countsArray = scratch.zeros(static_cast<std::size_t>(span) + 1);
+  std::vector<Replicas>& counts = countsArray;
+  for (auto it = first; it != last; ++it) ++counts[static_cast<std::size_t>(*it - lowest)];
+  auto out = first;
+  for (std::size_t v = counts.size(); v-- > 0;) {
+    out = std::fill_n(out, counts[v], lowest + static_cast<Replicas>(v));
+  }
+}
+
+// The sign and the tie order are template arguments: known when compiled, they cost nothing in the
+// passes over the clusters.
+template <Replicas sign, TieOrder ties>
 Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                           Replicas amount, Replicas sign, TieOrder ties, Scratch& scratch) {
+                           Replicas amount, Scratch& scratch) {
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
   if (amount <= 0) return 0;
-  // One pass for what the clusters can give, how many give, and whether they start level.
+  // One pass for what the clusters can give, how many give, and whether they start level and
+  // stop level.
   Replicas available = 0;
   std::size_t givers = 0;
   bool sameStart = true;
+  bool sameStop = true;
   Replicas start = 0;
+  Replicas stop = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (value(i) <= floorOf(i)) continue;
     available += value(i) - floorOf(i);
-    if (givers++ == 0) start = value(i);
+    if (givers++ == 0) {
+      start = value(i);
+      stop = floorOf(i);
+    }
     sameStart = sameStart && value(i) == start;
+    sameStop = sameStop && floorOf(i) == stop;
   }
   if (available == 0) return 0;
   if (available <= amount) {
@@ -39,35 +77,41 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     return available;
   }
 
-  // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is one
-  // packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
-  // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
-  // first: when every giving cluster starts at the same value (levelUp from zero, the common
-  // case), they are already in order above every stop, and only the stops are sorted.
-  Scratch::Array events = scratch.overwritten(2 * givers);
-  std::vector<Replicas>& packed = events;
-  for (std::size_t i = 0, k = 0; i < n; ++i) {
-    if (value(i) > floorOf(i)) {
-      packed[k] = 2 * value(i) + 1;
-      packed[givers + k++] = 2 * floorOf(i);
-    }
-  }
-  std::sort(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0), packed.end(),
-            std::greater<>());
-  const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
-  const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
-
   // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.
   Replicas taken = 0;
-  Replicas level = levelOf(packed.front());
-  Replicas active = 0;
-  for (std::size_t e = 0; e < packed.size();) {
-    const Replicas next = levelOf(packed[e]);
-    const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
-    if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
-    taken += static_cast<Replicas>(cost);
-    level = next;
-    for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
+  Replicas level = start;
+  auto active = static_cast<Replicas>(givers);
+  // Every giving cluster starts at one value and stops at one floor (an even split, the common
+  // case): all of them give from the start down, and no floor is reached (available > amount).
+  // Otherwise the levels are swept.
+  if (!(sameStart && sameStop)) {
+    // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is
+    // one packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
+    // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
+    // first: when every giving cluster starts at the same value (levelUp from zero, the common
+    // case), they are already in order above every stop, and only the stops are sorted.
+    Scratch::Array events = scratch.overwritten(2 * givers);
+    std::vector<Replicas>& packed = events;
+    for (std::size_t i = 0, k = 0; i < n; ++i) {
+      if (value(i) > floorOf(i)) {
+        packed[k] = 2 * value(i) + 1;
+        packed[givers + k++] = 2 * floorOf(i);
+      }
+    }
+    sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0),
+                   packed.end(), scratch);
+    const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
+    const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
+    level = levelOf(packed.front());
+    active = 0;
+    for (std::size_t e = 0; e < packed.size();) {
+      const Replicas next = levelOf(packed[e]);
+      const Wide cost = static_cast<Wide>(active) * static_cast<Wide>(level - next);
+      if (active > 0 && static_cast<Wide>(taken) + cost >= amount) break;
+      taken += static_cast<Replicas>(cost);
+      level = next;
+      for (; e < packed.size() && levelOf(packed[e]) == next; ++e) active += deltaOf(packed[e]);
+    }
   }
   const Replicas need = amount - taken;
   const Replicas finalLevel = level - need / active;
@@ -87,7 +131,7 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     }
     values[i] = sign * lowered;
   };
-  if (ties == TieOrder::LowerIndexFirst) {
+  if constexpr (ties == TieOrder::LowerIndexFirst) {
     for (std::size_t i = 0; i < n; ++i) lower(i);
   } else {
     for (std::size_t i = n; i-- > 0;) lower(i);
@@ -97,9 +141,6 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
 
 }  // namespace
 
-Replicas sum(const std::vector<Replicas>& values) {
-  return std::accumulate(values.begin(), values.end(), Replicas{0});
-}
 
 void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
                     const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
@@ -175,34 +216,17 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
 Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
                    Replicas amount, Scratch& scratch) {
-  return lowerHighestFirst(values, floors, amount, +1, TieOrder::HigherIndexFirst, scratch);
+  return lowerHighestFirst<+1, TieOrder::HigherIndexFirst>(values, floors, amount, scratch);
 }
 
 Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
                  Replicas amount, Scratch& scratch) {
-  return lowerHighestFirst(values, caps, amount, -1, TieOrder::LowerIndexFirst, scratch);
+  return lowerHighestFirst<-1, TieOrder::LowerIndexFirst>(values, caps, amount, scratch);
 }
 
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers) {
-  std::size_t from = 0;
-  std::size_t to = 0;
-  Replicas leftFrom = takes.empty() ? 0 : takes[0];
-  Replicas leftTo = gives.empty() ? 0 : gives[0];
-  while (from < takes.size() && to < gives.size()) {
-    if (leftFrom <= 0) {
-      if (++from < takes.size()) leftFrom = takes[from];
-      continue;
-    }
-    if (leftTo <= 0) {
-      if (++to < gives.size()) leftTo = gives[to];
-      continue;
-    }
-    const Replicas amount = std::min(leftFrom, leftTo);
-    transfers.push_back({from, to, amount});
-    leftFrom -= amount;
-    leftTo -= amount;
-  }
+  pairTransfers(takes, gives, transfers, [](std::size_t) {});
 }
 
 }  // namespace fedhpa::partitioner

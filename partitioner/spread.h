@@ -4,6 +4,7 @@
 // order), which makes every result deterministic.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "partitioner/scratch.h"
@@ -35,7 +36,43 @@ Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& cap
 // are consecutive.
 void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
                    std::vector<Transfer>& transfers);
+// The same, calling onPair(k) as transfers[k] is appended (a caller records what the pairs mean
+// in the same sweep).
+template <typename OnPair>
+void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+                   std::vector<Transfer>& transfers, OnPair&& onPair) {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  Replicas leftFrom = takes.empty() ? 0 : takes[0];
+  Replicas leftTo = gives.empty() ? 0 : gives[0];
+  for (;;) {
+    while (leftFrom <= 0) {
+      if (++from >= takes.size()) return;
+      leftFrom = takes[from];
+    }
+    while (leftTo <= 0) {
+      if (++to >= gives.size()) return;
+      leftTo = gives[to];
+    }
+    const Replicas amount = std::min(leftFrom, leftTo);
+    transfers.push_back({from, to, amount});
+    onPair(transfers.size() - 1);
+    leftFrom -= amount;
+    leftTo -= amount;
+  }
+}
 
-Replicas sum(const std::vector<Replicas>& values);
+// Inline, with four running sums: steps sum their arrays a dozen times per plan, and one add per
+// element then does not wait for the one before.
+inline Replicas sum(const std::vector<Replicas>& values) {
+  const Replicas* at = values.data();
+  const Replicas* const end = at + values.size();
+  Replicas partial[4] = {0, 0, 0, 0};
+  for (; end - at >= 4; at += 4) {
+    for (int k = 0; k < 4; ++k) partial[k] += at[k];
+  }
+  for (; at != end; ++at) partial[0] += *at;
+  return partial[0] + partial[1] + partial[2] + partial[3];
+}
 
 }  // namespace fedhpa::partitioner

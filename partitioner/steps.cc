@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "partitioner/spread.h"
 
@@ -34,22 +35,27 @@ Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
 }
 
 // Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
-// largest spare give first, receivers are served evenly. Returns what each gave and received.
+// largest spare give first, receivers are served evenly. Returns what each gave and received, or
+// nothing when there is nothing to give or nothing wanted (no arrays are leased for it).
 struct Exchange {
   Scratch::Array given;
   Scratch::Array received;
   Replicas amount = 0;
 };
-Exchange exchange(Scratch& scratch, const std::vector<Replicas>& spares,
-                  const std::vector<Replicas>& wants) {
+// `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
+// all of it.
+std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
+                                 const std::vector<Replicas>& wants) {
   const std::size_t n = spares.size();
-  const Replicas spare = sum(spares), wanted = sum(wants);
-  if (spare == 0 || wanted == 0) return Exchange{scratch.zeros(n), scratch.zeros(n), 0};
+  const Replicas spare = sum(spares);
+  if (spare == 0) return std::nullopt;
+  const Replicas wanted = sum(wants);
+  if (wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare == wanted) return Exchange{scratch.copy(spares), scratch.copy(wants), spare};
+  if (spare == wanted) return Exchange{std::move(spares), scratch.copy(wants), spare};
   if (spare < wanted) {
-    Exchange result{scratch.copy(spares), scratch.zeros(n), spare};
+    Exchange result{std::move(spares), scratch.zeros(n), spare};
     levelUp(result.received, wants, spare, scratch);
     return result;
   }
@@ -71,10 +77,11 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
-Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
-                        const std::vector<Replicas>& spares, const std::vector<Replicas>& wants) {
+std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
+                                       Scratch::Array spares,
+                                       const std::vector<Replicas>& wants) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, spares, wants);
+  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants);
   const std::size_t n = views.size();
   const Scratch::Array tiersArray = tiersOf(scratch, views);
   const std::vector<Replicas>& tiers = tiersArray;
@@ -87,14 +94,15 @@ Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& view
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
       }
-      const Exchange ex = exchange(scratch, tierSpares, tierWants);
+      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants);
+      if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
-        total.given[i] += ex.given[i];
-        spareLeft[i] -= ex.given[i];
-        total.received[i] += ex.received[i];
-        tierWants[i] -= ex.received[i];
+        total.given[i] += ex->given[i];
+        spareLeft[i] -= ex->given[i];
+        total.received[i] += ex->received[i];
+        tierWants[i] -= ex->received[i];
       }
-      total.amount += ex.amount;
+      total.amount += ex->amount;
     }
   }
   return total;
@@ -105,20 +113,27 @@ Exchange exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& view
 void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receiverKind,
                      Cause::Kind donorKind) {
   std::vector<Transfer>& transfers = schedule.transfers;
-  const std::size_t first = transfers.size();
-  pairTransfers(ex.given, ex.received, transfers);
-  const auto record = [&](bool receivers, Cause::Kind kind) {
-    const auto self = [&](const Transfer& t) { return receivers ? t.to : t.from; };
-    for (std::size_t k = first; k < transfers.size();) {
-      const std::size_t i = self(transfers[k]);
-      Cause& cause = schedule.because(i, kind);
-      cause.firstTransfer = k;
-      while (k < transfers.size() && self(transfers[k]) == i) ++k;
-      cause.transferCount = k - cause.firstTransfer;
+  // The cause of the receiver and of the donor of the latest transfer, each extended while the
+  // next transfer names the same cluster.
+  Cause* receiver = nullptr;
+  Cause* donor = nullptr;
+  std::size_t receiverIndex = 0;
+  std::size_t donorIndex = 0;
+  pairTransfers(ex.given, ex.received, transfers, [&](std::size_t k) {
+    const Transfer& t = transfers[k];
+    if (receiver == nullptr || t.to != receiverIndex) {
+      receiverIndex = t.to;
+      receiver = &schedule.because(t.to, receiverKind);
+      receiver->firstTransfer = k;
     }
-  };
-  record(true, receiverKind);
-  record(false, donorKind);
+    ++receiver->transferCount;
+    if (donor == nullptr || t.from != donorIndex) {
+      donorIndex = t.from;
+      donor = &schedule.because(t.from, donorKind);
+      donor->firstTransfer = k;
+    }
+    ++donor->transferCount;
+  });
 }
 
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -343,14 +358,14 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   }
   if (sum(wants) == 0) return;
 
-  const Exchange ex =
+  const std::optional<Exchange> ex =
       exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
-  if (ex.amount == 0) {
+  if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
   }
-  applyMaxExchange(schedule, ex);
-  explainExchange(schedule, ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
+  applyMaxExchange(schedule, *ex);
+  explainExchange(schedule, *ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
 void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
@@ -377,33 +392,39 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   if (sum(wants) == 0) return;
 
   // 1. max the donors do not use.
-  const Exchange ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
-  if (ex.amount > 0) {
-    applyMaxExchange(schedule, ex);
-    explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
-    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex.received[i];
+  const auto ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
+  if (ex && ex->amount > 0) {
+    applyMaxExchange(schedule, *ex);
+    explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
+    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex->received[i];
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
-  Scratch::Array reclaimable = scratch.zeros(n);
   if (sum(wants) > 0) {
+    Scratch::Array reclaimable = scratch.overwritten(n);
     for (std::size_t i = 0; i < n; ++i) {
       const ClusterView& v = views[i];
-      if (!v.present || v.saturated || !v.mayGive) continue;
-      reclaimable[i] = std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure);
+      const bool gives = v.present && !v.saturated && v.mayGive;
+      reclaimable[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure) : 0;
+    }
+    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants);
+    if (reclaim && reclaim->amount > 0) {
+      applyMaxExchange(schedule, *reclaim);
+      explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
+      for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim->received[i];
     }
   }
-  const Exchange reclaim = exchangeByTier(schedule, views, reclaimable, wants);
-  if (reclaim.amount > 0) {
-    applyMaxExchange(schedule, reclaim);
-    explainExchange(schedule, reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
-    for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim.received[i];
-  }
   // One note for the saturated clusters that got nothing: the first by name in full, a count for
-  // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
+  // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
+  // cluster that received max in this step has a cause saying so (its last).
+  const auto receivedMax = [&](std::size_t i) {
+    const std::uint8_t count = schedule.causeCount[i];
+    return count > 0 &&
+           schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
+  };
   std::size_t leftOut = 0;
   std::size_t first = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (wants[i] == 0 || ex.received[i] > 0 || reclaim.received[i] > 0) continue;
+    if (wants[i] == 0 || receivedMax(i)) continue;
     if (leftOut++ == 0) first = i;
   }
   if (leftOut == 0) return;
@@ -427,37 +448,46 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (sum(wants) == 0 || sum(spares) == 0) return;
 
-  const Exchange ex = exchange(scratch, spares, wants);
+  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants);
+  if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
-    schedule.limits[i].min += ex.received[i] - ex.given[i];
+    schedule.limits[i].min += ex->received[i] - ex->given[i];
   }
-  explainExchange(schedule, ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
+  explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
 }
 
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  Scratch::Array before = scratch.overwritten(n), mins = scratch.overwritten(n),
-                 floors = scratch.overwritten(n), caps = scratch.overwritten(n);
+  Scratch::Array mins = scratch.overwritten(n), floors = scratch.overwritten(n),
+                 caps = scratch.overwritten(n);
+  Replicas total = 0;
+  Replicas aboveFloors = 0;
+  bool changed = false;
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& l = schedule.limits[i];
-    before[i] = l.min;
     caps[i] = l.max;
     floors[i] = l.max > 0 ? std::min(l.max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
     mins[i] = std::clamp(l.min, floors[i], caps[i]);
+    total += mins[i];
+    aboveFloors += mins[i] - floors[i];
+    changed |= mins[i] != l.min;
   }
-  const Replicas total = sum(mins);
-  if (total < spec.limits.min) levelUp(mins, caps, spec.limits.min - total, scratch);
-  if (total > spec.limits.min) levelDown(mins, floors, total - spec.limits.min, scratch);
-  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].min = mins[i];
+  if (total < spec.limits.min) changed = levelUp(mins, caps, spec.limits.min - total, scratch) > 0 || changed;
+  if (total > spec.limits.min && aboveFloors > 0) {
+    changed = levelDown(mins, floors, total - spec.limits.min, scratch) > 0 || changed;
+  }
+  if (!changed) return;
 
   for (std::size_t i = 0; i < n; ++i) {
-    const Limits& now = schedule.limits[i];
-    if (now.min == before[i] || now.max == 0 || !views[i].present) continue;
+    Limits& now = schedule.limits[i];
+    const Replicas before = now.min;
+    now.min = mins[i];
+    if (now.min == before || now.max == 0 || !views[i].present) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
     cause.federated = spec.limits.min;
-    cause.before = {before[i], now.max};
+    cause.before = {before, now.max};
     cause.after = now;
   }
 }

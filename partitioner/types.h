@@ -156,9 +156,11 @@ struct Move {
   // The reason in words, for a move a caller adds to a plan itself; the partitioner's own moves
   // leave it empty and say why through their causes.
   std::string note;
-  Usage usage{};               // how the cluster's HPA read, when a cause quotes it
   std::size_t firstCause = 0;  // Plan::causes
   std::size_t causeCount = 0;
+  // Last: a plan writes the fields above for every move and this only for moves whose causes
+  // quote it: most moves touch only their first 128 bytes.
+  Usage usage{};               // how the cluster's HPA read, when a cause quotes it
 };
 
 // A plan-wide remark for the summary.
