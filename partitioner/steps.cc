@@ -387,7 +387,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     const ClusterView& v = views[i];
     if (!v.saturated) continue;
     const Replicas stillNeeded = v.limits.max + v.maxNeeded - schedule.limits[i].max;
-    wants[i] = std::clamp<Replicas>(v.preferredCap - schedule.limits[i].max, 0, stillNeeded);
+    wants[i] = std::clamp<Replicas>(v.preferredCap - schedule.limits[i].max, 0, std::max<Replicas>(0, stillNeeded));
   }
   if (sum(wants) == 0) return;
 
