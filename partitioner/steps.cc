@@ -382,30 +382,46 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  Scratch::Array wants = scratch.zeros(n);
+  // One pass reads what each cluster wants, has spare and could have reclaimed: a donor's
+  // reclaimable max after step 1 is what it was less what it gave (its max fell by that), so
+  // step 2 needs no second pass over the views. A side with nothing in it skips its exchange.
+  Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n),
+                 reclaimable = scratch.overwritten(n);
+  Replicas wanted = 0;
+  Replicas spare = 0;
+  Replicas toReclaim = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
-    if (!v.saturated) continue;
-    const Replicas stillNeeded = v.limits.max + v.maxNeeded - schedule.limits[i].max;
-    wants[i] = std::clamp<Replicas>(v.preferredCap - schedule.limits[i].max, 0, std::max<Replicas>(0, stillNeeded));
+    const Replicas max = schedule.limits[i].max;
+    const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
+    wants[i] = v.saturated ? std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded)) : 0;
+    const bool gives = v.present && !v.saturated && v.mayGive;
+    spares[i] = gives ? std::max<Replicas>(0, max - v.maxInUse) : 0;
+    reclaimable[i] = gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
+    wanted += wants[i];
+    spare += spares[i];
+    toReclaim += reclaimable[i];
   }
-  if (sum(wants) == 0) return;
+  if (wanted == 0) return;
 
   // 1. max the donors do not use.
-  const auto ex = exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
-  if (ex && ex->amount > 0) {
-    applyMaxExchange(schedule, *ex);
-    explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
-    for (std::size_t i = 0; i < n; ++i) wants[i] -= ex->received[i];
+  if (spare > 0) {
+    const auto ex = exchangeByTier(schedule, views, std::move(spares), wants);
+    if (ex && ex->amount > 0) {
+      applyMaxExchange(schedule, *ex);
+      explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
+      toReclaim = 0;
+      wanted = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        wants[i] -= ex->received[i];
+        reclaimable[i] = std::max<Replicas>(0, reclaimable[i] - ex->given[i]);
+        wanted += wants[i];
+        toReclaim += reclaimable[i];
+      }
+    }
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
-  if (sum(wants) > 0) {
-    Scratch::Array reclaimable = scratch.overwritten(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const ClusterView& v = views[i];
-      const bool gives = v.present && !v.saturated && v.mayGive;
-      reclaimable[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxKeptUnderPressure) : 0;
-    }
+  if (wanted > 0 && toReclaim > 0) {
     const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
