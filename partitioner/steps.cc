@@ -136,13 +136,18 @@ void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receive
   });
 }
 
+// Max cluster v holds at `max` and does not use: what it may give to others. Rebalancing takes it
+// only from clusters the policy lets give (onlyThoseThatMayGive); a smaller spec from any.
+Replicas spareMax(const ClusterView& v, Replicas max, bool onlyThoseThatMayGive) {
+  const bool gives = v.present && !v.saturated && (!onlyThoseThatMayGive || v.mayGive);
+  return gives ? std::max<Replicas>(0, max - v.maxInUse) : 0;
+}
+
 Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
                          bool onlyThoseThatMayGive) {
   Scratch::Array spares = schedule.scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
-    const ClusterView& v = views[i];
-    const bool gives = v.present && !v.saturated && (!onlyThoseThatMayGive || v.mayGive);
-    spares[i] = gives ? std::max<Replicas>(0, schedule.limits[i].max - v.maxInUse) : 0;
+    spares[i] = spareMax(views[i], schedule.limits[i].max, onlyThoseThatMayGive);
   }
   return spares;
 }
@@ -352,14 +357,21 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
-  Scratch::Array wants = schedule.scratch.zeros(n);
+  // What the new clusters want and the others have spare, in one pass.
+  Scratch::Array wants = schedule.scratch.overwritten(n), spares = schedule.scratch.overwritten(n);
+  Replicas wanted = 0;
+  Replicas spare = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!views[i].present) wants[i] = std::max<Replicas>(0, fair[i] - schedule.limits[i].max);
+    const Replicas max = schedule.limits[i].max;
+    wants[i] = views[i].present ? 0 : std::max<Replicas>(0, fair[i] - max);
+    spares[i] = spareMax(views[i], max, true);
+    wanted += wants[i];
+    spare += spares[i];
   }
-  if (sum(wants) == 0) return;
+  if (wanted == 0) return;
 
   const std::optional<Exchange> ex =
-      exchangeByTier(schedule, views, maxSpares(schedule, views, true), wants);
+      spare > 0 ? exchangeByTier(schedule, views, std::move(spares), wants) : std::nullopt;
   if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -395,8 +407,8 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
     const Replicas max = schedule.limits[i].max;
     const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
     wants[i] = v.saturated ? std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded)) : 0;
+    spares[i] = spareMax(v, max, true);
     const bool gives = v.present && !v.saturated && v.mayGive;
-    spares[i] = gives ? std::max<Replicas>(0, max - v.maxInUse) : 0;
     reclaimable[i] = gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
     wanted += wants[i];
     spare += spares[i];
@@ -453,16 +465,19 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  Scratch::Array wants = scratch.zeros(n), spares = scratch.zeros(n);
+  Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n);
+  Replicas wanted = 0;
+  Replicas spare = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
     const Limits& l = schedule.limits[i];
-    if (v.saturated) wants[i] = std::max<Replicas>(0, std::min(v.status.current, l.max) - l.min);
-    if (v.present && v.mayGive && !v.saturated && l.max > 0) {
-      spares[i] = std::max<Replicas>(0, l.min - v.minToKeep);
-    }
+    wants[i] = v.saturated ? std::max<Replicas>(0, std::min(v.status.current, l.max) - l.min) : 0;
+    const bool gives = v.present && v.mayGive && !v.saturated && l.max > 0;
+    spares[i] = gives ? std::max<Replicas>(0, l.min - v.minToKeep) : 0;
+    wanted += wants[i];
+    spare += spares[i];
   }
-  if (sum(wants) == 0 || sum(spares) == 0) return;
+  if (wanted == 0 || spare == 0) return;
 
   const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants);
   if (!ex) return;
