@@ -300,12 +300,11 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
   // 1. saturated clusters, up to what they ask for.
-  Scratch::Array wants = scratch.zeros(n);
+  Scratch::Array wants = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (views[i].saturated) {
-      wants[i] = std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
-                                      views[i].maxNeeded);
-    }
+    wants[i] = views[i].saturated ? std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
+                                                         views[i].maxNeeded)
+                                  : 0;
   }
   Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
