@@ -489,24 +489,36 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
+  // Cluster i's min may not fall below its floor (1, or its preference floor, within its max)
+  // nor rise above its max.
+  const auto floorOf = [&](std::size_t i) {
+    const Replicas max = schedule.limits[i].max;
+    return max > 0 ? std::min(max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
+  };
   Scratch& scratch = schedule.scratch;
-  Scratch::Array mins = scratch.overwritten(n), floors = scratch.overwritten(n),
-                 caps = scratch.overwritten(n);
+  Scratch::Array mins = scratch.overwritten(n);
   Replicas total = 0;
   Replicas aboveFloors = 0;
   bool changed = false;
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& l = schedule.limits[i];
-    caps[i] = l.max;
-    floors[i] = l.max > 0 ? std::min(l.max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
-    mins[i] = std::clamp(l.min, floors[i], caps[i]);
+    const Replicas floor = floorOf(i);
+    mins[i] = std::clamp(l.min, floor, l.max);
     total += mins[i];
-    aboveFloors += mins[i] - floors[i];
+    aboveFloors += mins[i] - floor;
     changed |= mins[i] != l.min;
   }
-  if (total < spec.limits.min) changed = levelUp(mins, caps, spec.limits.min - total, scratch) > 0 || changed;
-  if (total > spec.limits.min && aboveFloors > 0) {
-    changed = levelDown(mins, floors, total - spec.limits.min, scratch) > 0 || changed;
+  // Levelling towards the federated min needs the floors and caps as arrays; when Σ min
+  // already meets it where it can (the common case), the clamped mins are the answer.
+  if (total < spec.limits.min || (total > spec.limits.min && aboveFloors > 0)) {
+    Scratch::Array bounds = scratch.overwritten(n);
+    if (total < spec.limits.min) {
+      for (std::size_t i = 0; i < n; ++i) bounds[i] = schedule.limits[i].max;
+      changed = levelUp(mins, bounds, spec.limits.min - total, scratch) > 0 || changed;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) bounds[i] = floorOf(i);
+      changed = levelDown(mins, bounds, total - spec.limits.min, scratch) > 0 || changed;
+    }
   }
   if (!changed) return;
 
