@@ -198,6 +198,18 @@ json ResourceStore::get(const std::string& namespaceName, const std::string& nam
   }
 }
 
+std::optional<StoredObject> ResourceStore::getFromList(const std::string& namespaceName, const std::string& name) {
+  try {
+    // Every key under this prefix starts with the name; the one equal to it, if any, comes first.
+    const std::string wanted = key(namespaceName, name);
+    storage::ListResult result = storage_.list({wanted, {}, {}, ""});
+    if (result.items.empty() || result.items.front().key != wanted) return std::nullopt;
+    return StoredObject(*type_, std::move(result.items.front()));
+  } catch (const StorageError& error) {
+    throwUnavailable(error);
+  }
+}
+
 ListPage ResourceStore::list(const ListRequest& request) {
   std::vector<json> items;
   ListPage page = list(request, [&](const StoredObject& object) { items.push_back(object.object()); });

@@ -3,6 +3,7 @@
 #include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
 
+#include <array>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -86,6 +87,8 @@ std::string EtcdReply::error() const {
 }
 
 class EtcdClient::Impl {
+  enum Use : std::size_t { kRead = 0, kWrite = 1 };
+
  public:
   explicit Impl(EtcdClientOptions options)
       : options_(std::move(options)),
@@ -95,19 +98,20 @@ class EtcdClient::Impl {
     if (options_.endpoints.empty()) throw StorageError(StorageError::Code::Unavailable, "no etcd endpoints");
     if (cert_.empty() != key_.empty())
       throw StorageError(StorageError::Code::Unavailable, "an etcd client certificate needs its key, and a key its certificate");
-    for (const auto& endpoint : options_.endpoints) clients_.push_back(newClient(endpoint, options_.requestTimeout));
+    for (const Use use : {kRead, kWrite})
+      for (const auto& endpoint : options_.endpoints) clients_[use].push_back(newClient(endpoint, timeoutOf(use)));
   }
 
-  std::shared_ptr<http_client> clientFor(std::size_t index) {
+  std::shared_ptr<http_client> clientFor(Use use, std::size_t index) {
     std::lock_guard lock(clientsMutex_);
-    return clients_[index];
+    return clients_[use][index];
   }
 
   // A fresh client for the endpoint: the old one's pooled connections close when its last
   // request ends, so none of them serves another reply after an error's unread trailer.
-  void dropConnections(std::size_t index, const std::shared_ptr<http_client>& poisoned) {
+  void dropConnections(Use use, std::size_t index, const std::shared_ptr<http_client>& poisoned) {
     std::lock_guard lock(clientsMutex_);
-    if (clients_[index] == poisoned) clients_[index] = newClient(options_.endpoints[index], options_.requestTimeout);
+    if (clients_[use][index] == poisoned) clients_[use][index] = newClient(options_.endpoints[index], timeoutOf(use));
   }
 
   EtcdReply call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
@@ -120,18 +124,8 @@ class EtcdClient::Impl {
     for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
       const std::size_t index = (first + attempt) % options_.endpoints.size();
       if (attempt > 0 && index == first) std::this_thread::sleep_for(kBetweenRounds * (attempt / options_.endpoints.size()));
-      const std::shared_ptr<http_client> client = clientFor(index);
-      // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
-      http::http_request request(http::methods::POST);
-      request.set_request_uri(path);
-      request.set_body(payload, "application/json");
-      if (errorLikely) request.headers().add("Connection", "close");
       try {
-        http::http_response response = client->request(request).get();
-        const std::string text = response.extract_utf8string(true).get();
-        EtcdReply reply{response.status_code(), json::parse(text, nullptr, false)};
-        if (reply.body.is_discarded()) reply.body = json{{"message", text}};
-        if (!reply.ok() && !errorLikely) dropConnections(index, client);
+        EtcdReply reply = send(kRead, index, path, payload, errorLikely);
         // etcd answers 503 (no leader, member stopping) on a member that cannot serve: another may.
         if (reply.status == 503 && repeatable) {
           failures += " " + options_.endpoints[index] + ": " + reply.error() + ";";
@@ -148,6 +142,33 @@ class EtcdClient::Impl {
       }
     }
     throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+  }
+
+  EtcdReply callWrite(const std::string& path, const json& body, bool& earlierTryMayHaveApplied) {
+    const std::string payload = body.dump();
+    const auto deadline = std::chrono::steady_clock::now() + options_.requestTimeout;
+    std::string failures;
+    earlierTryMayHaveApplied = false;
+    for (std::size_t attempt = 1;; ++attempt) {
+      const std::size_t index = preferred_.load() % options_.endpoints.size();
+      try {
+        EtcdReply reply = send(kWrite, index, path, payload, false);
+        if (reply.status < 500) return reply;  // answered: applied, or refused by etcd itself
+        // "leader changed", "no leader", "request timed out": the last may yet have applied.
+        failures += " " + options_.endpoints[index] + ": " + reply.error() + ";";
+        earlierTryMayHaveApplied = true;
+      } catch (const std::exception& error) {
+        failures += " " + options_.endpoints[index] + ": " + error.what() + ";";
+        if (!neverReachedEtcd(error)) earlierTryMayHaveApplied = true;
+      }
+      FEDHPA_LOG(debug) << "etcd " << options_.endpoints[index] << path << " (try " << attempt << "):" << failures;
+      preferred_ = (index + 1) % options_.endpoints.size();
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+      // Once round every endpoint, a pause: an election takes about a second.
+      if (attempt % options_.endpoints.size() == 0)
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kBetweenRounds, deadline - now));
+    }
   }
 
   std::unique_ptr<EtcdStream> stream(const std::string& path, const json& body) {
@@ -176,7 +197,28 @@ class EtcdClient::Impl {
   const std::vector<std::string>& endpoints() const { return options_.endpoints; }
 
  private:
-  std::unique_ptr<http_client> newClient(const std::string& endpoint, std::chrono::seconds timeout) const {
+  // One POST to one endpoint; throws what cpprestsdk throws when no reply came.
+  EtcdReply send(Use use, std::size_t index, const std::string& path, const std::string& payload, bool errorLikely) {
+    const std::shared_ptr<http_client> client = clientFor(use, index);
+    // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
+    http::http_request request(http::methods::POST);
+    request.set_request_uri(path);
+    request.set_body(payload, "application/json");
+    if (errorLikely) request.headers().add("Connection", "close");
+    http::http_response response = client->request(request).get();
+    const std::string text = response.extract_utf8string(true).get();
+    EtcdReply reply{response.status_code(), json::parse(text, nullptr, false)};
+    if (reply.body.is_discarded()) reply.body = json{{"message", text}};
+    if (!reply.ok() && !errorLikely) dropConnections(use, index, client);
+    return reply;
+  }
+
+  std::chrono::milliseconds timeoutOf(Use use) const {
+    return use == kWrite ? options_.writeTryTimeout : std::chrono::milliseconds(options_.requestTimeout);
+  }
+
+  template <class Duration>
+  std::unique_ptr<http_client> newClient(const std::string& endpoint, Duration timeout) const {
     http_client_config config;
     config.set_timeout(timeout);
     if (!ca_.empty() || !cert_.empty())
@@ -194,7 +236,8 @@ class EtcdClient::Impl {
   EtcdClientOptions options_;
   const std::string ca_, cert_, key_;  // PEM, read once: the callback runs for every connection
   std::mutex clientsMutex_;
-  std::vector<std::shared_ptr<http_client>> clients_;
+  // Per endpoint, one client for reads and one for writes: a write's try is cut much sooner.
+  std::array<std::vector<std::shared_ptr<http_client>>, 2> clients_;
   std::atomic<std::size_t> preferred_{0};  // the endpoint that answered last
 };
 
@@ -202,6 +245,9 @@ EtcdClient::EtcdClient(EtcdClientOptions options) : impl_(std::make_unique<Impl>
 EtcdClient::~EtcdClient() = default;
 EtcdReply EtcdClient::call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
   return impl_->call(path, body, repeatable, errorLikely);
+}
+EtcdReply EtcdClient::callWrite(const std::string& path, const json& body, bool& earlierTryMayHaveApplied) {
+  return impl_->callWrite(path, body, earlierTryMayHaveApplied);
 }
 std::unique_ptr<EtcdStream> EtcdClient::stream(const std::string& path, const json& body) {
   return impl_->stream(path, body);
