@@ -54,18 +54,18 @@ class GatewayStream : public EtcdStream {
 
   std::optional<json> next() override {
     for (;;) {
-      concurrency::streams::container_buffer<std::string> line;
-      std::size_t read = 0;
-      try {
-        read = body_.read_line(line).get();
-      } catch (const std::exception& error) {
-        throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
+      const std::size_t end = pending_.find('\n', std::max(start_, scanned_));
+      if (end == std::string::npos) {
+        scanned_ = pending_.size();  // no newline up to here: the next search starts after it
+        if (!readMore()) return std::nullopt;
+        continue;
       }
-      if (read == 0 && body_.is_eof()) return std::nullopt;
-      const std::string& text = line.collection();
-      if (text.empty()) continue;
-      json message = json::parse(text, nullptr, false);
-      if (message.is_discarded()) throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + text);
+      const std::string_view line(pending_.data() + start_, end - start_);
+      start_ = end + 1;
+      if (line.empty() || line == "\r") continue;
+      json message = json::parse(line, nullptr, false);
+      if (message.is_discarded())
+        throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + std::string(line));
       return message;
     }
   }
@@ -73,8 +73,45 @@ class GatewayStream : public EtcdStream {
   void cancel() override { cancel_.cancel(); }
 
  private:
+  // Appends what the body holds (waiting for one byte when it holds none), dropping the lines
+  // already returned; false at the end of the stream. Whole blocks are copied under one lock each:
+  // cpprestsdk's read_line takes the buffer's lock once per character.
+  bool readMore() {
+    pending_.erase(0, start_);
+    scanned_ -= std::min(scanned_, start_);
+    start_ = 0;
+    auto buffer = body_.streambuf();
+    using traits = concurrency::streams::char_traits<std::uint8_t>;
+    const std::size_t before = pending_.size();
+    try {
+      if (buffer.in_avail() == 0) {
+        const auto first = buffer.bumpc().get();
+        if (first == traits::eof()) return false;
+        pending_.push_back(static_cast<char>(first));
+      }
+      // Then everything buffered, a block at a time.
+      std::uint8_t* block = nullptr;
+      std::size_t count = 0;
+      while (buffer.acquire(block, count) && block && count > 0) {
+        pending_.append(reinterpret_cast<const char*>(block), count);
+        buffer.release(block, count);
+      }
+      if (pending_.size() == before) {  // a buffer that lends no blocks: a character at a time
+        const auto next = buffer.sbumpc();
+        if (next == traits::eof()) return false;
+        if (next != traits::requires_async()) pending_.push_back(static_cast<char>(next));
+      }
+      return true;
+    } catch (const std::exception& error) {
+      throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
+    }
+  }
+
   std::unique_ptr<http_client> client_;  // a client of its own: its connection is never shared
   concurrency::streams::istream body_;
+  std::string pending_;    // bytes read from the body, from start_ on not yet returned
+  std::size_t start_ = 0;
+  std::size_t scanned_ = 0;  // pending_ holds no newline before this
   pplx::cancellation_token_source cancel_;
 };
 
@@ -205,9 +242,14 @@ class EtcdClient::Impl {
     request.set_request_uri(path);
     request.set_body(payload, "application/json");
     if (errorLikely) request.headers().add("Connection", "close");
-    http::http_response response = client->request(request).get();
-    const std::string text = response.extract_utf8string(true).get();
-    EtcdReply reply{response.status_code(), json::parse(text, nullptr, false)};
+    // One wait for status and body: the body's continuation runs on cpprestsdk's threads.
+    auto [status, text] = client->request(request)
+                              .then([](http::http_response response) {
+                                return response.extract_utf8string(true).then(
+                                    [status = response.status_code()](std::string body) { return std::pair(status, std::move(body)); });
+                              })
+                              .get();
+    EtcdReply reply{status, json::parse(text, nullptr, false)};
     if (reply.body.is_discarded()) reply.body = json{{"message", text}};
     if (!reply.ok() && !errorLikely) dropConnections(use, index, client);
     return reply;
