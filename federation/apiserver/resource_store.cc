@@ -180,7 +180,11 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   }
 
   try {
-    return decode(storage_.create(key(namespaceName, metaString(object, "name")), encode(object)));
+    object["metadata"].erase("resourceVersion");  // at most "" (refused otherwise above); never stored
+    const storage::KeyValue stored = storage_.create(key(namespaceName, metaString(object, "name")), object.dump());
+    // The object as decode() would read the bytes just written back, without parsing them.
+    object["metadata"]["resourceVersion"] = std::to_string(stored.modRevision);
+    return object;
   } catch (const StorageError& error) {
     if (error.code() == StorageError::Code::AlreadyExists)
       throw api::ApiError::alreadyExists(names.groupResource(), metaString(object, "name"));

@@ -62,7 +62,7 @@ int apiserverMain(int argc, char** argv) {
     return kUsageError;
   }
   // etcd is reached through cpprestsdk: a small pool, as its 40 default threads cost latency here.
-  clusters::initializeHttpClientPool(4);
+  clusters::initializeHttpClientPool(2);
   auto storage = openStorage(storageFlags);
   if (const auto* error = std::get_if<std::string>(&storage)) {
     std::cerr << "error: " << *error << "\n";

@@ -296,13 +296,59 @@ std::unique_ptr<EtcdStream> EtcdClient::stream(const std::string& path, const js
 }
 const std::vector<std::string>& EtcdClient::endpoints() const { return impl_->endpoints(); }
 
+namespace {
+constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+// Standard base64 with padding, as the gateway writes bytes fields (Go's encoding/json), straight
+// between strings: cpprestsdk's goes through a vector each way.
 std::string toBase64(const std::string& bytes) {
-  return utility::conversions::to_base64(std::vector<unsigned char>(bytes.begin(), bytes.end()));
+  std::string text;
+  text.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t group = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
+                                static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
+                                static_cast<unsigned char>(bytes[i + 2]);
+    for (const int shift : {18, 12, 6, 0}) text.push_back(kBase64Alphabet[(group >> shift) & 63]);
+  }
+  if (const std::size_t left = bytes.size() - i; left > 0) {
+    std::uint32_t group = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (left == 2) group |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    text.push_back(kBase64Alphabet[(group >> 18) & 63]);
+    text.push_back(kBase64Alphabet[(group >> 12) & 63]);
+    text.push_back(left == 2 ? kBase64Alphabet[(group >> 6) & 63] : '=');
+    text.push_back('=');
+  }
+  return text;
 }
 
 std::string fromBase64(const std::string& text) {
-  const std::vector<unsigned char> bytes = utility::conversions::from_base64(text);
-  return std::string(bytes.begin(), bytes.end());
+  static const std::array<std::int8_t, 256> kValue = [] {
+    std::array<std::int8_t, 256> value{};
+    value.fill(-1);
+    for (int i = 0; i < 64; ++i) value[static_cast<unsigned char>(kBase64Alphabet[i])] = static_cast<std::int8_t>(i);
+    return value;
+  }();
+  std::size_t length = text.size();
+  while (length > 0 && text[length - 1] == '=') --length;
+  if (text.size() % 4 != 0 || text.size() - length > 2)
+    throw StorageError(StorageError::Code::Unavailable, "etcd: not base64 (length " + std::to_string(text.size()) + ")");
+  std::string bytes;
+  bytes.reserve(length * 3 / 4);
+  std::uint32_t group = 0;
+  int bits = 0;
+  for (std::size_t i = 0; i < length; ++i) {
+    const std::int8_t value = kValue[static_cast<unsigned char>(text[i])];
+    if (value < 0) throw StorageError(StorageError::Code::Unavailable, "etcd: not base64 (at " + std::to_string(i) + ")");
+    group = group << 6 | static_cast<std::uint32_t>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push_back(static_cast<char>((group >> bits) & 0xff));
+    }
+  }
+  return bytes;
 }
 
 std::int64_t int64Field(const json& object, const char* field) {
