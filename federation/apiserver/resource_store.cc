@@ -180,7 +180,11 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   }
 
   try {
-    return decode(storage_.create(key(namespaceName, metaString(object, "name")), encode(object)));
+    object["metadata"].erase("resourceVersion");  // at most "" (refused otherwise above); never stored
+    const storage::KeyValue stored = storage_.create(key(namespaceName, metaString(object, "name")), object.dump());
+    // The object as decode() would read the bytes just written back, without parsing them.
+    object["metadata"]["resourceVersion"] = std::to_string(stored.modRevision);
+    return object;
   } catch (const StorageError& error) {
     if (error.code() == StorageError::Code::AlreadyExists)
       throw api::ApiError::alreadyExists(names.groupResource(), metaString(object, "name"));
@@ -193,6 +197,18 @@ json ResourceStore::get(const std::string& namespaceName, const std::string& nam
     const auto kv = storage_.get(key(namespaceName, name));
     if (!kv) throw api::ApiError::notFound(type_->names().groupResource(), name);
     return decode(*kv);
+  } catch (const StorageError& error) {
+    throwUnavailable(error);
+  }
+}
+
+std::optional<StoredObject> ResourceStore::getFromList(const std::string& namespaceName, const std::string& name) {
+  try {
+    // Every key under this prefix starts with the name; the one equal to it, if any, comes first.
+    const std::string wanted = key(namespaceName, name);
+    storage::ListResult result = storage_.list({wanted, {}, {}, ""});
+    if (result.items.empty() || result.items.front().key != wanted) return std::nullopt;
+    return StoredObject(*type_, std::move(result.items.front()));
   } catch (const StorageError& error) {
     throwUnavailable(error);
   }

@@ -98,6 +98,10 @@ class ResourceStore {
 
   json create(const std::string& namespaceName, json object, bool dryRun);
   json get(const std::string& namespaceName, const std::string& name);
+  // The object as a list shows it now (behind the watch cache: its copy, no storage read), nullopt
+  // when absent. Not a quorum read: a write made through another API server a moment ago may not
+  // show yet, so an absent answer is only "not seen here".
+  std::optional<StoredObject> getFromList(const std::string& namespaceName, const std::string& name);
   ListPage list(const ListRequest& request);
   // The same page, each object handed to onItem in turn (the page's items stay empty), so that a
   // large list is never copied: a response is written from the objects' shared served forms.

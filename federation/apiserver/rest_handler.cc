@@ -180,8 +180,13 @@ ResourceStore* RestHandler::find(const std::string& group, const std::string& re
 void RestHandler::admitNamespace(const std::string& namespaceName) {
   ResourceStore* namespaces = find("", "namespaces");
   if (!namespaces) return;
-  const json ns = namespaces->get("", namespaceName);  // NotFound: namespaces "x" not found
-  if (isBeingDeleted(ns))
+  // kube-apiserver's NamespaceLifecycle reads namespaces from an informer and reads the storage
+  // only when the namespace is not there (created through another API server a moment ago), so a
+  // create costs no quorum read. Here the watch cache is that informer.
+  const auto cached = namespaces->getFromList("", namespaceName);
+  const bool terminating = cached ? isBeingDeleted(cached->object())
+                                  : isBeingDeleted(namespaces->get("", namespaceName));  // NotFound: namespaces "x" not found
+  if (terminating)
     throw api::ApiError::forbidden("unable to create new content in namespace " + namespaceName +
                                    " because it is being terminated");
 }

@@ -100,9 +100,11 @@ struct Cacher::Resource {
   explicit Resource(std::string prefix) : prefix(std::move(prefix)) {}
   const std::string prefix;
   std::mutex startMutex;  // one (re)start at a time
-  std::mutex mutex;       // cache and watchers
-  std::condition_variable advanced;
+  std::mutex mutex;       // cache, watchers and writers waiting
   std::optional<WatchCache> cache;
+  // Writers waiting for the cache to reach their write's revision, each woken alone when it does
+  // (one condition for all would wake every writer at every event).
+  std::multimap<Revision, std::condition_variable*> writersWaiting;
   std::list<std::shared_ptr<Watcher>> watchers;
   std::shared_ptr<Watch> backendWatch;  // shared: ended() is asked without holding startMutex
 };
@@ -159,6 +161,7 @@ void Cacher::start(Resource& resource) {
   {
     std::lock_guard lock(resource.mutex);
     resource.cache.emplace(resource.prefix, listed, options_.limits, time_);
+    wakeWritersSeen(resource);
     // Watchers of the cache before this list would miss what happened in between: they list again.
     for (auto& watcher : resource.watchers) watcher->close();
     resource.watchers.clear();
@@ -192,20 +195,41 @@ void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
     std::erase_if(resource.watchers, [&](const std::shared_ptr<Watcher>& watcher) {
       return event.kv.key.starts_with(watcher->prefix()) && !watcher->enqueue(shared);
     });
+    wakeWritersSeen(resource);
   }
-  resource.advanced.notify_all();
   insideBackendCallback = false;
+}
+
+// Called with resource.mutex held: a writer removes its own entry only while still waiting.
+void Cacher::wakeWritersSeen(Resource& resource) {
+  auto& waiting = resource.writersWaiting;
+  const auto seen = waiting.upper_bound(resource.cache->revision());
+  for (auto it = waiting.begin(); it != seen; ++it) it->second->notify_one();
+  waiting.erase(waiting.begin(), seen);
 }
 
 KeyValue Cacher::applied(KeyValue written) {
   Resource* resource = resourceOf(written.key);
   if (!resource || insideBackendCallback) return written;
-  restartIfEnded(*resource);  // an ended storage watch would never show the write: list it instead
-  std::unique_lock lock(resource->mutex);
-  if (!resource->advanced.wait_for(lock, options_.applyWait,
-                                   [&] { return resource->cache->revision() >= written.modRevision; }))
-    FEDHPA_LOG(warning) << "watch cache: " << written.key << " at revision " << written.modRevision
-                        << " not seen by the cache in " << options_.applyWait.count() << "s";
+  // An ended storage watch shows nothing more: the cache lists again, which shows the write. It
+  // can end while this writer waits (its history compacted during a long reconnect), hence slices.
+  constexpr auto kSlice = std::chrono::milliseconds(250);
+  const auto deadline = std::chrono::steady_clock::now() + options_.applyWait;
+  for (;;) {
+    restartIfEnded(*resource);
+    std::unique_lock lock(resource->mutex);
+    if (resource->cache->revision() >= written.modRevision) return written;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) break;
+    std::condition_variable seen;
+    const auto entry = resource->writersWaiting.emplace(written.modRevision, &seen);
+    if (seen.wait_for(lock, std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now),
+                      [&] { return resource->cache->revision() >= written.modRevision; }))
+      return written;  // wakeWritersSeen took the entry out
+    resource->writersWaiting.erase(entry);
+  }
+  FEDHPA_LOG(warning) << "watch cache: " << written.key << " at revision " << written.modRevision
+                      << " not seen by the cache in " << options_.applyWait.count() << "s";
   return written;
 }
 

@@ -13,6 +13,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +59,7 @@ class Cacher final : public Storage {
   void start(Resource& resource);
   void restartIfEnded(Resource& resource);
   void onBackendEvent(Resource& resource, const WatchEvent& event);
+  static void wakeWritersSeen(Resource& resource);
   KeyValue applied(KeyValue written);
 
   std::unique_ptr<Storage> backend_;

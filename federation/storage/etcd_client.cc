@@ -3,6 +3,7 @@
 #include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
 
+#include <array>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -53,18 +54,18 @@ class GatewayStream : public EtcdStream {
 
   std::optional<json> next() override {
     for (;;) {
-      concurrency::streams::container_buffer<std::string> line;
-      std::size_t read = 0;
-      try {
-        read = body_.read_line(line).get();
-      } catch (const std::exception& error) {
-        throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
+      const std::size_t end = pending_.find('\n', std::max(start_, scanned_));
+      if (end == std::string::npos) {
+        scanned_ = pending_.size();  // no newline up to here: the next search starts after it
+        if (!readMore()) return std::nullopt;
+        continue;
       }
-      if (read == 0 && body_.is_eof()) return std::nullopt;
-      const std::string& text = line.collection();
-      if (text.empty()) continue;
-      json message = json::parse(text, nullptr, false);
-      if (message.is_discarded()) throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + text);
+      const std::string_view line(pending_.data() + start_, end - start_);
+      start_ = end + 1;
+      if (line.empty() || line == "\r") continue;
+      json message = json::parse(line, nullptr, false);
+      if (message.is_discarded())
+        throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + std::string(line));
       return message;
     }
   }
@@ -72,8 +73,45 @@ class GatewayStream : public EtcdStream {
   void cancel() override { cancel_.cancel(); }
 
  private:
+  // Appends what the body holds (waiting for one byte when it holds none), dropping the lines
+  // already returned; false at the end of the stream. Whole blocks are copied under one lock each:
+  // cpprestsdk's read_line takes the buffer's lock once per character.
+  bool readMore() {
+    pending_.erase(0, start_);
+    scanned_ -= std::min(scanned_, start_);
+    start_ = 0;
+    auto buffer = body_.streambuf();
+    using traits = concurrency::streams::char_traits<std::uint8_t>;
+    const std::size_t before = pending_.size();
+    try {
+      if (buffer.in_avail() == 0) {
+        const auto first = buffer.bumpc().get();
+        if (first == traits::eof()) return false;
+        pending_.push_back(static_cast<char>(first));
+      }
+      // Then everything buffered, a block at a time.
+      std::uint8_t* block = nullptr;
+      std::size_t count = 0;
+      while (buffer.acquire(block, count) && block && count > 0) {
+        pending_.append(reinterpret_cast<const char*>(block), count);
+        buffer.release(block, count);
+      }
+      if (pending_.size() == before) {  // a buffer that lends no blocks: a character at a time
+        const auto next = buffer.sbumpc();
+        if (next == traits::eof()) return false;
+        if (next != traits::requires_async()) pending_.push_back(static_cast<char>(next));
+      }
+      return true;
+    } catch (const std::exception& error) {
+      throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
+    }
+  }
+
   std::unique_ptr<http_client> client_;  // a client of its own: its connection is never shared
   concurrency::streams::istream body_;
+  std::string pending_;    // bytes read from the body, from start_ on not yet returned
+  std::size_t start_ = 0;
+  std::size_t scanned_ = 0;  // pending_ holds no newline before this
   pplx::cancellation_token_source cancel_;
 };
 
@@ -86,6 +124,8 @@ std::string EtcdReply::error() const {
 }
 
 class EtcdClient::Impl {
+  enum Use : std::size_t { kRead = 0, kWrite = 1 };
+
  public:
   explicit Impl(EtcdClientOptions options)
       : options_(std::move(options)),
@@ -95,19 +135,20 @@ class EtcdClient::Impl {
     if (options_.endpoints.empty()) throw StorageError(StorageError::Code::Unavailable, "no etcd endpoints");
     if (cert_.empty() != key_.empty())
       throw StorageError(StorageError::Code::Unavailable, "an etcd client certificate needs its key, and a key its certificate");
-    for (const auto& endpoint : options_.endpoints) clients_.push_back(newClient(endpoint, options_.requestTimeout));
+    for (const Use use : {kRead, kWrite})
+      for (const auto& endpoint : options_.endpoints) clients_[use].push_back(newClient(endpoint, timeoutOf(use)));
   }
 
-  std::shared_ptr<http_client> clientFor(std::size_t index) {
+  std::shared_ptr<http_client> clientFor(Use use, std::size_t index) {
     std::lock_guard lock(clientsMutex_);
-    return clients_[index];
+    return clients_[use][index];
   }
 
   // A fresh client for the endpoint: the old one's pooled connections close when its last
   // request ends, so none of them serves another reply after an error's unread trailer.
-  void dropConnections(std::size_t index, const std::shared_ptr<http_client>& poisoned) {
+  void dropConnections(Use use, std::size_t index, const std::shared_ptr<http_client>& poisoned) {
     std::lock_guard lock(clientsMutex_);
-    if (clients_[index] == poisoned) clients_[index] = newClient(options_.endpoints[index], options_.requestTimeout);
+    if (clients_[use][index] == poisoned) clients_[use][index] = newClient(options_.endpoints[index], timeoutOf(use));
   }
 
   EtcdReply call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
@@ -120,18 +161,8 @@ class EtcdClient::Impl {
     for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
       const std::size_t index = (first + attempt) % options_.endpoints.size();
       if (attempt > 0 && index == first) std::this_thread::sleep_for(kBetweenRounds * (attempt / options_.endpoints.size()));
-      const std::shared_ptr<http_client> client = clientFor(index);
-      // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
-      http::http_request request(http::methods::POST);
-      request.set_request_uri(path);
-      request.set_body(payload, "application/json");
-      if (errorLikely) request.headers().add("Connection", "close");
       try {
-        http::http_response response = client->request(request).get();
-        const std::string text = response.extract_utf8string(true).get();
-        EtcdReply reply{response.status_code(), json::parse(text, nullptr, false)};
-        if (reply.body.is_discarded()) reply.body = json{{"message", text}};
-        if (!reply.ok() && !errorLikely) dropConnections(index, client);
+        EtcdReply reply = send(kRead, index, path, payload, errorLikely);
         // etcd answers 503 (no leader, member stopping) on a member that cannot serve: another may.
         if (reply.status == 503 && repeatable) {
           failures += " " + options_.endpoints[index] + ": " + reply.error() + ";";
@@ -148,6 +179,33 @@ class EtcdClient::Impl {
       }
     }
     throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+  }
+
+  EtcdReply callWrite(const std::string& path, const json& body, bool& earlierTryMayHaveApplied) {
+    const std::string payload = body.dump();
+    const auto deadline = std::chrono::steady_clock::now() + options_.requestTimeout;
+    std::string failures;
+    earlierTryMayHaveApplied = false;
+    for (std::size_t attempt = 1;; ++attempt) {
+      const std::size_t index = preferred_.load() % options_.endpoints.size();
+      try {
+        EtcdReply reply = send(kWrite, index, path, payload, false);
+        if (reply.status < 500) return reply;  // answered: applied, or refused by etcd itself
+        // "leader changed", "no leader", "request timed out": the last may yet have applied.
+        failures += " " + options_.endpoints[index] + ": " + reply.error() + ";";
+        earlierTryMayHaveApplied = true;
+      } catch (const std::exception& error) {
+        failures += " " + options_.endpoints[index] + ": " + error.what() + ";";
+        if (!neverReachedEtcd(error)) earlierTryMayHaveApplied = true;
+      }
+      FEDHPA_LOG(debug) << "etcd " << options_.endpoints[index] << path << " (try " << attempt << "):" << failures;
+      preferred_ = (index + 1) % options_.endpoints.size();
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) throw StorageError(StorageError::Code::Unavailable, "etcd" + path + ":" + failures);
+      // Once round every endpoint, a pause: an election takes about a second.
+      if (attempt % options_.endpoints.size() == 0)
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kBetweenRounds, deadline - now));
+    }
   }
 
   std::unique_ptr<EtcdStream> stream(const std::string& path, const json& body) {
@@ -176,7 +234,33 @@ class EtcdClient::Impl {
   const std::vector<std::string>& endpoints() const { return options_.endpoints; }
 
  private:
-  std::unique_ptr<http_client> newClient(const std::string& endpoint, std::chrono::seconds timeout) const {
+  // One POST to one endpoint; throws what cpprestsdk throws when no reply came.
+  EtcdReply send(Use use, std::size_t index, const std::string& path, const std::string& payload, bool errorLikely) {
+    const std::shared_ptr<http_client> client = clientFor(use, index);
+    // A fresh request every attempt: cpprestsdk asserts (and aborts) when one is sent twice.
+    http::http_request request(http::methods::POST);
+    request.set_request_uri(path);
+    request.set_body(payload, "application/json");
+    if (errorLikely) request.headers().add("Connection", "close");
+    // One wait for status and body: the body's continuation runs on cpprestsdk's threads.
+    auto [status, text] = client->request(request)
+                              .then([](http::http_response response) {
+                                return response.extract_utf8string(true).then(
+                                    [status = response.status_code()](std::string body) { return std::pair(status, std::move(body)); });
+                              })
+                              .get();
+    EtcdReply reply{status, json::parse(text, nullptr, false)};
+    if (reply.body.is_discarded()) reply.body = json{{"message", text}};
+    if (!reply.ok() && !errorLikely) dropConnections(use, index, client);
+    return reply;
+  }
+
+  std::chrono::milliseconds timeoutOf(Use use) const {
+    return use == kWrite ? options_.writeTryTimeout : std::chrono::milliseconds(options_.requestTimeout);
+  }
+
+  template <class Duration>
+  std::unique_ptr<http_client> newClient(const std::string& endpoint, Duration timeout) const {
     http_client_config config;
     config.set_timeout(timeout);
     if (!ca_.empty() || !cert_.empty())
@@ -194,7 +278,8 @@ class EtcdClient::Impl {
   EtcdClientOptions options_;
   const std::string ca_, cert_, key_;  // PEM, read once: the callback runs for every connection
   std::mutex clientsMutex_;
-  std::vector<std::shared_ptr<http_client>> clients_;
+  // Per endpoint, one client for reads and one for writes: a write's try is cut much sooner.
+  std::array<std::vector<std::shared_ptr<http_client>>, 2> clients_;
   std::atomic<std::size_t> preferred_{0};  // the endpoint that answered last
 };
 
@@ -203,18 +288,67 @@ EtcdClient::~EtcdClient() = default;
 EtcdReply EtcdClient::call(const std::string& path, const json& body, bool repeatable, bool errorLikely) {
   return impl_->call(path, body, repeatable, errorLikely);
 }
+EtcdReply EtcdClient::callWrite(const std::string& path, const json& body, bool& earlierTryMayHaveApplied) {
+  return impl_->callWrite(path, body, earlierTryMayHaveApplied);
+}
 std::unique_ptr<EtcdStream> EtcdClient::stream(const std::string& path, const json& body) {
   return impl_->stream(path, body);
 }
 const std::vector<std::string>& EtcdClient::endpoints() const { return impl_->endpoints(); }
 
+namespace {
+constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+// Standard base64 with padding, as the gateway writes bytes fields (Go's encoding/json), straight
+// between strings: cpprestsdk's goes through a vector each way.
 std::string toBase64(const std::string& bytes) {
-  return utility::conversions::to_base64(std::vector<unsigned char>(bytes.begin(), bytes.end()));
+  std::string text;
+  text.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t group = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
+                                static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8 |
+                                static_cast<unsigned char>(bytes[i + 2]);
+    for (const int shift : {18, 12, 6, 0}) text.push_back(kBase64Alphabet[(group >> shift) & 63]);
+  }
+  if (const std::size_t left = bytes.size() - i; left > 0) {
+    std::uint32_t group = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (left == 2) group |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    text.push_back(kBase64Alphabet[(group >> 18) & 63]);
+    text.push_back(kBase64Alphabet[(group >> 12) & 63]);
+    text.push_back(left == 2 ? kBase64Alphabet[(group >> 6) & 63] : '=');
+    text.push_back('=');
+  }
+  return text;
 }
 
 std::string fromBase64(const std::string& text) {
-  const std::vector<unsigned char> bytes = utility::conversions::from_base64(text);
-  return std::string(bytes.begin(), bytes.end());
+  static const std::array<std::int8_t, 256> kValue = [] {
+    std::array<std::int8_t, 256> value{};
+    value.fill(-1);
+    for (int i = 0; i < 64; ++i) value[static_cast<unsigned char>(kBase64Alphabet[i])] = static_cast<std::int8_t>(i);
+    return value;
+  }();
+  std::size_t length = text.size();
+  while (length > 0 && text[length - 1] == '=') --length;
+  if (text.size() % 4 != 0 || text.size() - length > 2)
+    throw StorageError(StorageError::Code::Unavailable, "etcd: not base64 (length " + std::to_string(text.size()) + ")");
+  std::string bytes;
+  bytes.reserve(length * 3 / 4);
+  std::uint32_t group = 0;
+  int bits = 0;
+  for (std::size_t i = 0; i < length; ++i) {
+    const std::int8_t value = kValue[static_cast<unsigned char>(text[i])];
+    if (value < 0) throw StorageError(StorageError::Code::Unavailable, "etcd: not base64 (at " + std::to_string(i) + ")");
+    group = group << 6 | static_cast<std::uint32_t>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push_back(static_cast<char>((group >> bits) & 0xff));
+    }
+  }
+  return bytes;
 }
 
 std::int64_t int64Field(const json& object, const char* field) {

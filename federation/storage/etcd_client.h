@@ -26,6 +26,10 @@ struct EtcdClientOptions {
   std::vector<std::string> endpoints;  // http://host:port or https://host:port
   EtcdTlsFiles tls;
   std::chrono::seconds requestTimeout{10};
+  // How long one try of a write waits for its answer before the write goes to the next endpoint
+  // (callWrite). etcd answers a proposal that its member forwarded to a leader that just died only
+  // at its own request timeout (7 s by default), long after a new leader could have taken it.
+  std::chrono::milliseconds writeTryTimeout{2000};
 };
 
 // What the gateway answered: the HTTP status and the JSON body (a gRPC error is
@@ -67,6 +71,14 @@ class EtcdClient {
   // connection closed after it; after any other error reply the endpoint's pooled connections are
   // dropped.
   EtcdReply call(const std::string& path, const nlohmann::json& body, bool repeatable, bool errorLikely = false);
+
+  // POSTs a txn that may be sent more than once: its compare must let at most one of its copies
+  // apply (a create's "absent", an update's mod_revision), and its failure branch read the key back.
+  // A try that fails (no answer within writeTryTimeout, a broken connection, a 5xx such as etcd's
+  // "leader changed" or "request timed out") goes to the next endpoint, until requestTimeout has
+  // passed (then Unavailable). `earlierTryMayHaveApplied` tells the caller that a compare failing
+  // now may be one of its own earlier copies having applied: it decides from the key read back.
+  EtcdReply callWrite(const std::string& path, const nlohmann::json& body, bool& earlierTryMayHaveApplied);
 
   // Opens a server stream (POST /v3/watch), failing over like a repeatable call. The stream has
   // no inactivity timeout: quiet watches stay open (etcd's progress notifications keep them alive).

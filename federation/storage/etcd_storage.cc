@@ -256,12 +256,17 @@ class EtcdStorage::Impl {
 
   KeyValue create(const std::string& key, const std::string& value) {
     const std::string etcdKey = toBase64(prefix_ + key);
+    const std::string etcdValue = toBase64(value);
     const json txn = {
         {"compare", json::array({{{"key", etcdKey}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}}})},
-        {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", toBase64(value)}}}}})},
+        {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", etcdValue}}}}})},
         {"failure", readBack(etcdKey)}};
-    const json& reply = checked(client_->call("/v3/kv/txn", txn, false), "create " + key);
-    if (!reply.value("succeeded", false)) throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
+    bool earlierTryMayHaveApplied = false;
+    const json& reply = checked(client_->callWrite("/v3/kv/txn", txn, earlierTryMayHaveApplied), "create " + key);
+    if (!reply.value("succeeded", false)) {
+      if (auto ours = earlierTryOf(reply, etcdValue, earlierTryMayHaveApplied)) return *ours;
+      throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
+    }
     const Revision revision = headerRevision(reply);
     compactBehind(revision);
     return {key, value, revision, revision};
@@ -269,11 +274,16 @@ class EtcdStorage::Impl {
 
   KeyValue update(const std::string& key, const std::string& value, Revision expected) {
     const std::string etcdKey = toBase64(prefix_ + key);
+    const std::string etcdValue = toBase64(value);
     const json txn = {{"compare", txnCompareModRevision(etcdKey, expected)},
-                      {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", toBase64(value)}, {"prev_kv", true}}}}})},
+                      {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", etcdValue}, {"prev_kv", true}}}}})},
                       {"failure", readBack(etcdKey)}};
-    const json& reply = checked(client_->call("/v3/kv/txn", txn, false), "update " + key);
-    if (!reply.value("succeeded", false)) throwCompareFailed(key, reply);
+    bool earlierTryMayHaveApplied = false;
+    const json& reply = checked(client_->callWrite("/v3/kv/txn", txn, earlierTryMayHaveApplied), "update " + key);
+    if (!reply.value("succeeded", false)) {
+      if (auto ours = earlierTryOf(reply, etcdValue, earlierTryMayHaveApplied)) return *ours;
+      throwCompareFailed(key, reply);
+    }
     const Revision revision = headerRevision(reply);
     const json& put = firstResponse(reply, "response_put");
     compactBehind(revision);
@@ -317,6 +327,19 @@ class EtcdStorage::Impl {
 
  private:
   KeyValue keyValue(const json& kv) const { return keyValueOf(kv, prefix_); }
+
+  // A write sent again after a try whose answer was lost fails its compare when that try applied.
+  // It was ours when the key holds exactly the bytes written: a create's bytes carry the object's
+  // new uid, so no other writer's match them; another writer's bytes equal to an update's would
+  // leave the key as this update wanted anyway.
+  std::optional<KeyValue> earlierTryOf(const json& reply, const std::string& etcdValue, bool earlierTryMayHaveApplied) const {
+    if (!earlierTryMayHaveApplied) return std::nullopt;
+    const json& range = firstResponse(reply, "response_range");
+    if (!range.contains("kvs") || range["kvs"].empty() || range["kvs"][0].value("value", "") != etcdValue)
+      return std::nullopt;
+    FEDHPA_LOG(info) << "etcd: a write whose answer was lost had applied; taking its revision";
+    return keyValue(range["kvs"][0]);
+  }
 
   [[noreturn]] static void throwCompareFailed(const std::string& key, const json& reply) {
     const json& range = firstResponse(reply, "response_range");

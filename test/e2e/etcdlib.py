@@ -1,5 +1,6 @@
 """A real etcd cluster (Debian's etcd-server) for the end-to-end tests: N members on free
 loopback ports, data under a work directory, each member killable and restartable on its data."""
+import json
 import os
 import socket
 import subprocess
@@ -53,6 +54,21 @@ class EtcdCluster:
                 raise SystemExit(f"{name} exited: " + open(os.path.join(self.work, name + ".log")).read()[-2000:])
             time.sleep(0.1)
         raise SystemExit(f"{name} did not serve within {timeout} s")
+
+    def leader(self):
+        """The name of the member that leads now (asked of any member that answers)."""
+        names = {}
+        leader = None
+        for name in self.names:
+            try:
+                request = urllib.request.Request(self.client[name] + "/v3/maintenance/status", data=b"{}", method="POST")
+                with urllib.request.urlopen(request, timeout=2) as response:
+                    status = json.loads(response.read())
+            except Exception:
+                continue
+            names[status["header"]["member_id"]] = name
+            leader = status.get("leader", leader)
+        return names.get(leader)
 
     def kill(self, name):
         self.processes[name].kill()

@@ -25,6 +25,21 @@ std::unique_ptr<EtcdStorage> openEtcd(std::vector<std::string> endpoints, const 
   return EtcdStorage::open(options);
 }
 
+// Keys and values cross the gateway in base64: any bytes, any length, exactly back.
+TEST(EtcdGatewayEncoding, Base64CarriesEveryByteAndRefusesWhatIsNotBase64) {
+  EXPECT_EQ(toBase64(""), "");
+  EXPECT_EQ(toBase64("f"), "Zg==");
+  EXPECT_EQ(toBase64("fo"), "Zm8=");
+  EXPECT_EQ(toBase64("foo"), "Zm9v");
+  EXPECT_EQ(toBase64("/registry/\xff"), "L3JlZ2lzdHJ5L/8=");
+  std::string every;
+  for (int byte = 0; byte < 256; ++byte) every.push_back(static_cast<char>(byte));
+  for (std::size_t length = 0; length <= every.size(); length += 85)
+    EXPECT_EQ(fromBase64(toBase64(every.substr(0, length + length % 3))), every.substr(0, length + length % 3));
+  EXPECT_THROW(fromBase64("Zm9"), StorageError);
+  EXPECT_THROW(fromBase64("Zm9v!A=="), StorageError);
+}
+
 // An endpoint nothing listens on: a port that was free a moment ago.
 std::string deadEndpoint() {
   testing::EtcdProcess gone("gone");
