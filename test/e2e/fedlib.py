@@ -7,6 +7,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 HPA_PATH = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
@@ -105,9 +106,17 @@ class Federation:
                             "minReplicas": minimum, "maxReplicas": maximum}})
 
     def set_max(self, name, maximum):
-        federated = self.call(self.api + HPA_PATH + "/" + name)
-        federated["spec"]["maxReplicas"] = maximum
-        self.call(self.api + HPA_PATH + "/" + name, "PUT", federated)
+        # Read, change, write with the version read; a 409 (the controller wrote status or an
+        # annotation meanwhile) means read again, as client-go's RetryOnConflict does.
+        for attempt in range(10):
+            federated = self.call(self.api + HPA_PATH + "/" + name)
+            federated["spec"]["maxReplicas"] = maximum
+            try:
+                self.call(self.api + HPA_PATH + "/" + name, "PUT", federated)
+                return
+            except urllib.error.HTTPError as error:
+                if error.code != 409 or attempt == 9:
+                    raise
 
     def cluster_ready(self, member):
         cluster = self.call(self.api + f"/apis/federation/v1beta1/clusters/{member}")

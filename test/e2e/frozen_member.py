@@ -83,8 +83,10 @@ try:
                  lambda: all(others_sum(f"web-{i:03d}") in (27, 28) for i in range(10)), timeout=GRACE_S + 10)
     in_flight = sum(others_sum(f"web-{i:03d}") == 27 for i in range(10))
     print(f"# {in_flight} of the 10 raised HPAs had a raise to member5 in flight")
-    fed.wait_for("while member5 is frozen, new HPAs are placed on the other nine (Σ 20)",
-                 lambda: all(others_sum(f"late-{i:02d}") == 20 for i in range(10)), timeout=GRACE_S + 10)
+    # 20 on the other nine; 18 where the create on member5 went out before the freeze was noticed
+    # (the frozen process may still apply it, so its 2 stay counted).
+    fed.wait_for("while member5 is frozen, new HPAs are placed on the other nine (Σ 20, or 18 where a create on member5 is in flight)",
+                 lambda: all(others_sum(f"late-{i:02d}") in (18, 20) for i in range(10)), timeout=GRACE_S + 10)
     untouched = [f"web-{i:03d}" for i in range(10, min(HPAS, 30))]
     if time.time() - frozen_since < GRACE_S:
         sums = {others_sum(name) for name in untouched}
