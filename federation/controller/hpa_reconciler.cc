@@ -301,6 +301,12 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   }
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
   std::optional<ClientError> failure;
+  // The member no longer holds the copy `local` knew: expected gone until the cache agrees.
+  auto forgetCopy = [&](MemberHpa& local) {
+    expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
+    local.hpa.reset();
+    local.limits.reset();
+  };
   // `raises`: each of these writes may raise what its member holds (a create, a raise).
   auto write = [&](const std::vector<std::size_t>& which, bool raises) {
     std::vector<MemberCall> calls;
@@ -313,9 +319,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       if (gone) {
         // The copy was deleted under the controller (by someone, or by its own delete whose answer
         // was lost): what it expected of that copy will never show in the cache.
-        expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
-        local.hpa.reset();
-        local.limits.reset();
+        forgetCopy(local);
         if (!targets[which[n]]) continue;  // a delete that found it gone has what it wanted
       }
       if (!outcome.ok()) {
@@ -338,9 +342,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
         continue;
       }
       if (!targets[which[n]]) {
-        expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
-        local.hpa.reset();
-        local.limits.reset();
+        forgetCopy(local);
       } else {
         expectations_.written(local.member.name, key, *outcome.object);
         local.hpa = *outcome.object;
