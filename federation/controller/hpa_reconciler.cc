@@ -244,11 +244,15 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
         return move.after && (!move.before || move.after->max > move.before->max);
       }))
     failure = ClientError(ClientError::Kind::ConnectionFailure, 0, "", "raises wait until these members have been read: " + unread);
-  if (!plan.moves.empty()) {
-    std::string message;
-    for (const auto& move : plan.moves) message += (message.empty() ? "" : "; ") + describe(plan, move);
-    context_.events.record(federated, "Normal", "Rebalanced", message);
+  // The Event tells what the members now hold: a move whose write failed or waits for the next
+  // pass is not named, so that no Event announces limits a member never got.
+  std::string message;
+  for (const auto& move : plan.moves) {
+    const auto local = std::find_if(locals.begin(), locals.end(), [&](const MemberHpa& l) { return l.member.name == move.cluster; });
+    const bool holds = local != locals.end() && (move.after ? local->hpa && local->limits == move.after : !local->hpa);
+    if (holds) message += (message.empty() ? "" : "; ") + describe(plan, move);
   }
+  if (!message.empty()) context_.events.record(federated, "Normal", "Rebalanced", message);
   for (const auto& local : locals)
     if (local.foreign)
       context_.events.record(federated, "Warning", "ForeignHpa",

@@ -515,6 +515,36 @@ TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {
   events_ = std::make_unique<EventRecorder>(federation_, time_);
 }
 
+// A Rebalanced Event tells what the members hold: when a lowering fails, the raises it would have
+// made room for wait, and the Event names only the lowering that went through.
+TEST_F(HpaReconcilerTest, TheEventNamesOnlyTheMovesTheMembersGot) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  saturate(members_[0]);
+  idle(members_[1]);
+  idle(members_[2]);
+  refreshCaches();
+  const auto rebalanced = [&] {
+    events_.reset();  // flushes
+    events_ = std::make_unique<EventRecorder>(federation_, time_);
+    std::set<std::string> messages;
+    for (const auto& [key, event] : federation_.all({"", "v1", "events", true}))
+      if (event.value("reason", "") == "Rebalanced") messages.insert(event.value("message", ""));
+    return messages;
+  };
+  const auto before = rebalanced();
+  members_[1].api->reachable = false;  // Healthy as far as the cache knows: its lowering fails
+  EXPECT_THROW(reconcile(), clusters::ClientError);
+  EXPECT_EQ(limits(members_[0]), "1/4") << "member1's raise waits for member2's lowering";
+  std::vector<std::string> added;
+  for (const auto& message : rebalanced())
+    if (!before.count(message)) added.push_back(message);
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_NE(added[0].find("member3 now"), std::string::npos) << added[0];
+  EXPECT_EQ(added[0].find("member1 now"), std::string::npos) << added[0];
+  EXPECT_EQ(added[0].find("member2 now"), std::string::npos) << added[0];
+}
+
 // The safety invariant over random interleavings: members that fail, come back and are released;
 // writes whose answers are lost, and writes a member applies only after their sender gave up on
 // them; caches that lag, or that lose the controller's own create once it has stopped expecting
