@@ -11,8 +11,8 @@ namespace fedhpa::storage {
 
 namespace {
 
-// Set while this thread runs a backend watch callback: a write made there must not wait for the
-// cache to apply it, since applying it needs this very thread.
+// Set while this thread runs a backend watch callback: a list made there must not wait for the
+// cache to apply anything, since applying needs this very thread.
 thread_local bool insideBackendCallback = false;
 
 }  // namespace
@@ -100,11 +100,14 @@ struct Cacher::Resource {
   explicit Resource(std::string prefix) : prefix(std::move(prefix)) {}
   const std::string prefix;
   std::mutex startMutex;  // one (re)start at a time
-  std::mutex mutex;       // cache, watchers and writers waiting
+  std::mutex mutex;       // cache, watchers, written and lists waiting
   std::optional<WatchCache> cache;
-  // Writers waiting for the cache to reach their write's revision, each woken alone when it does
-  // (one condition for all would wake every writer at every event).
-  std::multimap<Revision, std::condition_variable*> writersWaiting;
+  // The newest revision a write through this cacher was acknowledged at: a list from the cache
+  // waits until the cache has reached it, so that this server's clients read their own writes.
+  Revision written = 0;
+  // Lists waiting for the cache to reach a revision, each woken alone when it does (one
+  // condition for all would wake every waiting list at every event).
+  std::multimap<Revision, std::condition_variable*> listsWaiting;
   std::list<std::shared_ptr<Watcher>> watchers;
   std::shared_ptr<Watch> backendWatch;  // shared: ended() is asked without holding startMutex
 };
@@ -161,7 +164,7 @@ void Cacher::start(Resource& resource) {
   {
     std::lock_guard lock(resource.mutex);
     resource.cache.emplace(resource.prefix, listed, options_.limits, time_);
-    wakeWritersSeen(resource);
+    wakeListsSeen(resource);
     // Watchers of the cache before this list would miss what happened in between: they list again.
     for (auto& watcher : resource.watchers) watcher->close();
     resource.watchers.clear();
@@ -195,42 +198,50 @@ void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
     std::erase_if(resource.watchers, [&](const std::shared_ptr<Watcher>& watcher) {
       return event.kv.key.starts_with(watcher->prefix()) && !watcher->enqueue(shared);
     });
-    wakeWritersSeen(resource);
+    wakeListsSeen(resource);
   }
   insideBackendCallback = false;
 }
 
-// Called with resource.mutex held: a writer removes its own entry only while still waiting.
-void Cacher::wakeWritersSeen(Resource& resource) {
-  auto& waiting = resource.writersWaiting;
+// Called with resource.mutex held: a waiting list removes its own entry only while still waiting.
+void Cacher::wakeListsSeen(Resource& resource) {
+  auto& waiting = resource.listsWaiting;
   const auto seen = waiting.upper_bound(resource.cache->revision());
   for (auto it = waiting.begin(); it != seen; ++it) it->second->notify_one();
   waiting.erase(waiting.begin(), seen);
 }
 
-KeyValue Cacher::applied(KeyValue written) {
-  Resource* resource = resourceOf(written.key);
-  if (!resource || insideBackendCallback) return written;
-  // An ended storage watch shows nothing more: the cache lists again, which shows the write. It
-  // can end while this writer waits (its history compacted during a long reconnect), hence slices.
+KeyValue Cacher::acknowledged(KeyValue written) {
+  if (Resource* resource = resourceOf(written.key)) {
+    std::lock_guard lock(resource->mutex);
+    resource->written = std::max(resource->written, written.modRevision);
+  }
+  return written;
+}
+
+bool Cacher::readsOwnWrites(Resource& resource) {
+  // An ended storage watch shows nothing more: the cache lists again, which shows every write. It
+  // can end while this list waits (its history compacted during a long reconnect), hence slices.
   constexpr auto kSlice = std::chrono::milliseconds(250);
   const auto deadline = std::chrono::steady_clock::now() + options_.applyWait;
+  Revision wanted = 0;
   for (;;) {
-    restartIfEnded(*resource);
-    std::unique_lock lock(resource->mutex);
-    if (resource->cache->revision() >= written.modRevision) return written;
+    restartIfEnded(resource);
+    std::unique_lock lock(resource.mutex);
+    wanted = resource.written;
+    if (resource.cache->revision() >= wanted) return true;
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
+    if (now >= deadline || insideBackendCallback) break;
     std::condition_variable seen;
-    const auto entry = resource->writersWaiting.emplace(written.modRevision, &seen);
+    const auto entry = resource.listsWaiting.emplace(wanted, &seen);
     if (seen.wait_for(lock, std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now),
-                      [&] { return resource->cache->revision() >= written.modRevision; }))
-      return written;  // wakeWritersSeen took the entry out
-    resource->writersWaiting.erase(entry);
+                      [&] { return resource.cache->revision() >= wanted; }))
+      return true;  // wakeListsSeen took the entry out
+    resource.listsWaiting.erase(entry);
   }
-  FEDHPA_LOG(warning) << "watch cache: " << written.key << " at revision " << written.modRevision
-                      << " not seen by the cache in " << options_.applyWait.count() << "s";
-  return written;
+  FEDHPA_LOG(warning) << "watch cache: " << resource.prefix << " has not reached revision " << wanted
+                      << " written through it; listing from storage";
+  return false;
 }
 
 std::optional<KeyValue> Cacher::get(const std::string& key) { return backend_->get(key); }
@@ -238,24 +249,23 @@ std::optional<KeyValue> Cacher::get(const std::string& key) { return backend_->g
 ListResult Cacher::list(const ListOptions& options) {
   Resource* resource = resourceOf(options.prefix);
   if (!resource) return backend_->list(options);
-  restartIfEnded(*resource);
-  {
+  if (readsOwnWrites(*resource)) {
     std::lock_guard lock(resource->mutex);
     if (auto result = resource->cache->list(options)) return std::move(*result);
   }
-  return backend_->list(options);  // a revision the cache holds no snapshot of
+  return backend_->list(options);  // a revision the cache holds no snapshot of, or one it lags
 }
 
 KeyValue Cacher::create(const std::string& key, const std::string& value) {
-  return applied(backend_->create(key, value));
+  return acknowledged(backend_->create(key, value));
 }
 
 KeyValue Cacher::update(const std::string& key, const std::string& value, Revision expectedModRevision) {
-  return applied(backend_->update(key, value, expectedModRevision));
+  return acknowledged(backend_->update(key, value, expectedModRevision));
 }
 
 KeyValue Cacher::remove(const std::string& key, Revision expectedModRevision) {
-  return applied(backend_->remove(key, expectedModRevision));
+  return acknowledged(backend_->remove(key, expectedModRevision));
 }
 
 std::unique_ptr<Watch> Cacher::watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) {

@@ -6,8 +6,10 @@
 //     once and shared by every watcher; a watcher whose queue passes its limit is closed (ended()),
 //     and lists and watches again, rather than letting memory grow.
 // Writes and get go to the backend (get is a quorum read, as kube-apiserver's GET without
-// resourceVersion). A write returns once the cache has applied it, so that this server's lists
-// read its own writes. Keys outside every cached prefix pass straight through.
+// resourceVersion). A write returns as soon as the backend acknowledged it, as kube-apiserver's
+// do; a list then waits until the cache has reached the newest write this cacher acknowledged,
+// so that this server's clients read their own writes (past applyWait it lists from the backend).
+// Keys outside every cached prefix pass straight through.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -31,7 +33,8 @@ struct CacherOptions {
   // Events a watcher may have waiting beyond the history it started with before it is closed.
   std::size_t watcherQueueLimit = 1000;
   int deliveryThreads = 2;  // call the watchers' callbacks, so that a slow one holds no other
-  // How long a write waits for the cache to apply it before returning anyway.
+  // How long a list waits for the cache to reach this cacher's newest write before it lists from
+  // the backend instead.
   std::chrono::seconds applyWait{10};
 };
 
@@ -59,8 +62,11 @@ class Cacher final : public Storage {
   void start(Resource& resource);
   void restartIfEnded(Resource& resource);
   void onBackendEvent(Resource& resource, const WatchEvent& event);
-  static void wakeWritersSeen(Resource& resource);
-  KeyValue applied(KeyValue written);
+  static void wakeListsSeen(Resource& resource);
+  KeyValue acknowledged(KeyValue written);
+  // Waits until the cache has reached every write acknowledged through it; false past applyWait
+  // (or inside a backend callback, which the cache needs to go on).
+  bool readsOwnWrites(Resource& resource);
 
   std::unique_ptr<Storage> backend_;
   CacherOptions options_;

@@ -259,12 +259,15 @@ class EtcdStorage::Impl {
     const std::string etcdValue = toBase64(value);
     const json txn = {
         {"compare", json::array({{{"key", etcdKey}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}}})},
-        {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", etcdValue}}}}})},
-        {"failure", readBack(etcdKey)}};
+        {"success", json::array({{{"request_put", {{"key", etcdKey}, {"value", etcdValue}}}}})}};
+    // No failure branch, unlike update's: a compare that fails on the first try means the key
+    // exists, and only a resent create needs what it holds, so it reads it then. etcd parses no
+    // unused read with every create.
     bool earlierTryMayHaveApplied = false;
     const json& reply = checked(client_->callWrite("/v3/kv/txn", txn, earlierTryMayHaveApplied), "create " + key);
     if (!reply.value("succeeded", false)) {
-      if (auto ours = earlierTryOf(reply, etcdValue, earlierTryMayHaveApplied)) return *ours;
+      if (earlierTryMayHaveApplied)
+        if (auto current = get(key); current && current->value == value) return earlierTryApplied(*current);
       throw StorageError(StorageError::Code::AlreadyExists, key + " already exists");
     }
     const Revision revision = headerRevision(reply);
@@ -337,8 +340,12 @@ class EtcdStorage::Impl {
     const json& range = firstResponse(reply, "response_range");
     if (!range.contains("kvs") || range["kvs"].empty() || range["kvs"][0].value("value", "") != etcdValue)
       return std::nullopt;
+    return earlierTryApplied(keyValue(range["kvs"][0]));
+  }
+
+  static KeyValue earlierTryApplied(KeyValue current) {
     FEDHPA_LOG(info) << "etcd: a write whose answer was lost had applied; taking its revision";
-    return keyValue(range["kvs"][0]);
+    return current;
   }
 
   [[noreturn]] static void throwCompareFailed(const std::string& key, const json& reply) {

@@ -17,12 +17,25 @@ namespace fedhpa::storage {
 namespace {
 
 // SQLite, counting the lists that reach it; its watches can be ended as an etcd watch ends when its
-// stream broke and the history it would resume from was compacted: silent, ended() true.
+// stream broke and the history it would resume from was compacted: silent, ended() true; and their
+// events can be held back, as a watch stream that lags behind the writes.
 class CountingStorage final : public Storage {
  public:
   explicit CountingStorage(std::atomic<int>& lists) : backend_(SqliteStorage::openInMemory({})), lists_(lists) {}
   Storage& backend() { return *backend_; }
   void endWatches() { *watchesEnded_ = true; }
+  void holdEvents() {
+    std::lock_guard lock(held_->mutex);
+    held_->holding = true;
+  }
+  // Delivers what was held back, on the calling thread, and delivers at once from then on.
+  void releaseEvents() {
+    std::unique_lock lock(held_->mutex);
+    held_->holding = false;
+    auto events = std::move(held_->events);
+    lock.unlock();
+    for (const auto& [event, deliver] : events) deliver(event);
+  }
   std::optional<KeyValue> get(const std::string& key) override { return backend_->get(key); }
   ListResult list(const ListOptions& options) override {
     ++lists_;
@@ -37,8 +50,16 @@ class CountingStorage final : public Storage {
     auto ended = std::make_shared<std::atomic<bool>>(false);
     watchesEnded_ = ended;
     return std::make_unique<EndableWatch>(
-        backend_->watch(prefix, after, [ended, onEvent = std::move(onEvent)](const WatchEvent& event) {
-          if (!*ended) onEvent(event);
+        backend_->watch(prefix, after, [ended, held = held_, onEvent = std::move(onEvent)](const WatchEvent& event) {
+          if (*ended) return;
+          {
+            std::lock_guard lock(held->mutex);
+            if (held->holding) {
+              held->events.emplace_back(event, onEvent);
+              return;
+            }
+          }
+          onEvent(event);
         }),
         ended);
   }
@@ -57,7 +78,14 @@ class CountingStorage final : public Storage {
     std::shared_ptr<std::atomic<bool>> ended_;
   };
 
+  struct Held {
+    std::mutex mutex;
+    bool holding = false;
+    std::vector<std::pair<WatchEvent, WatchCallback>> events;
+  };
+
   std::unique_ptr<Storage> backend_;
+  std::shared_ptr<Held> held_ = std::make_shared<Held>();
   std::atomic<int>& lists_;
   std::shared_ptr<std::atomic<bool>> watchesEnded_;  // the latest watch's (the cacher has one prefix)
 };
@@ -85,10 +113,12 @@ class EventCounter {
 
 class CacherTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Cacher> makeCacher(std::size_t watcherQueueLimit = 1000) {
+  std::unique_ptr<Cacher> makeCacher(std::size_t watcherQueueLimit = 1000,
+                                     std::chrono::seconds applyWait = std::chrono::seconds(10)) {
     CacherOptions options;
     options.resourcePrefixes = {"/r/"};
     options.watcherQueueLimit = watcherQueueLimit;
+    options.applyWait = applyWait;
     auto backend = std::make_unique<CountingStorage>(backendLists_);
     backend_ = backend.get();
     return std::make_unique<Cacher>(std::move(backend), options, time_);
@@ -153,6 +183,7 @@ TEST_F(CacherTest, AWatchBeforeTheWindowIsExpired) {
   auto cacher = makeCacher();
   const Revision start = cacher->currentRevision();
   cacher->create("/r/a", "v");
+  cacher->list({"/r/", {}, {}, ""});  // returns once the cache has applied the create
   time_.advance(std::chrono::seconds(301));  // older than the default history age
   cacher->create("/r/b", "v");
   try {
@@ -183,6 +214,39 @@ TEST_F(CacherTest, WhenItsStorageWatchEndsTheCacheListsAgainAndItsWatchersEnd) {
   cacher->create("/r/b", "v");
   EXPECT_EQ(after.waitFor(1).size(), 1u) << "and watches it again";
   EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 3u);
+}
+
+// A write answers once the storage has it, as kube-apiserver's do, not once the cache does; the
+// writer's next list waits for the cache to show the write.
+TEST_F(CacherTest, AWriteAnswersBeforeTheCacheShowsItAndTheNextListWaitsForIt) {
+  auto cacher = makeCacher(1000, std::chrono::seconds(600));
+  cacher->create("/r/a", "v");
+  backend_->holdEvents();
+  auto create = std::async(std::launch::async, [&] { return cacher->create("/r/b", "v"); });
+  ASSERT_EQ(create.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the create waits for a cache whose watch lags";
+  const Revision written = create.get().modRevision;
+  const int listsBefore = backendLists_;
+  auto list = std::async(std::launch::async, [&] { return cacher->list({"/r/", {}, {}, ""}); });
+  EXPECT_EQ(list.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "a list answered from a cache without the write";
+  backend_->releaseEvents();
+  const ListResult listed = list.get();
+  EXPECT_EQ(listed.items.size(), 2u) << "the list shows the write";
+  EXPECT_GE(listed.revision, written);
+  EXPECT_EQ(backendLists_, listsBefore) << "from the cache";
+}
+
+TEST_F(CacherTest, AListTheCacheCannotServeInTimeReadsTheStorage) {
+  auto cacher = makeCacher(1000, std::chrono::seconds(1));
+  backend_->holdEvents();
+  cacher->create("/r/a", "v");
+  const int listsBefore = backendLists_;
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 1u) << "the write is read";
+  EXPECT_EQ(backendLists_, listsBefore + 1) << "from the storage, after the wait";
+  backend_->releaseEvents();
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 1u);
+  EXPECT_EQ(backendLists_, listsBefore + 1) << "and from the cache once it caught up";
 }
 
 }  // namespace
