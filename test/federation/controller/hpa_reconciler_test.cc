@@ -525,8 +525,7 @@ TEST_F(HpaReconcilerTest, TheEventNamesOnlyTheMovesTheMembersGot) {
   idle(members_[2]);
   refreshCaches();
   const auto rebalanced = [&] {
-    events_.reset();  // flushes
-    events_ = std::make_unique<EventRecorder>(federation_, time_);
+    restartController();  // flushes the Events recorded so far (the reconciler holds the recorder)
     std::set<std::string> messages;
     for (const auto& [key, event] : federation_.all({"", "v1", "events", true}))
       if (event.value("reason", "") == "Rebalanced") messages.insert(event.value("message", ""));
