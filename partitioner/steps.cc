@@ -12,7 +12,7 @@ namespace {
 
 // Records a cause of `kind` (the limits before and after) for every cluster the step changed.
 // `before` holds each cluster's max then, at n + i, its min, as they were before the step.
-void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cause::Kind kind,
+void explainChanges(Schedule& schedule, std::span<const Replicas> before, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -27,8 +27,8 @@ void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cau
 }
 
 // The amount each cluster lost between two vectors.
-Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
-                          const std::vector<Replicas>& to) {
+Scratch::Array difference(Scratch& scratch, std::span<const Replicas> from,
+                          std::span<const Replicas> to) {
   Scratch::Array d = scratch.overwritten(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
   return d;
@@ -45,7 +45,7 @@ struct Exchange {
 // `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
 // all of it.
 std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
-                                 const std::vector<Replicas>& wants) {
+                                 std::span<const Replicas> wants) {
   const std::size_t n = spares.size();
   const Replicas spare = sum(spares);
   if (spare == 0) return std::nullopt;
@@ -67,11 +67,10 @@ std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
 
 // The tiers in use, ascending.
 Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) {
-  Scratch::Array tiers = scratch.zeros(0);
-  std::vector<Replicas>& t = tiers;
-  for (const ClusterView& v : views) t.push_back(v.tier);
-  std::sort(t.begin(), t.end());
-  t.erase(std::unique(t.begin(), t.end()), t.end());
+  Scratch::Array tiers = scratch.overwritten(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) tiers[i] = views[i].tier;
+  std::sort(tiers.begin(), tiers.end());
+  tiers.truncate(static_cast<std::size_t>(std::unique(tiers.begin(), tiers.end()) - tiers.begin()));
   return tiers;
 }
 
@@ -79,20 +78,20 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 // of the highest tier give first. Without tiers, exchange().
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                                        Scratch::Array spares,
-                                       const std::vector<Replicas>& wants) {
+                                       std::span<const Replicas> wants) {
   Scratch& scratch = schedule.scratch;
   if (!schedule.tiered) return exchange(scratch, std::move(spares), wants);
   const std::size_t n = views.size();
-  const Scratch::Array tiersArray = tiersOf(scratch, views);
-  const std::vector<Replicas>& tiers = tiersArray;
+  const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
   Scratch::Array spareLeft = scratch.copy(spares);
   Scratch::Array tierWants = scratch.overwritten(n), tierSpares = scratch.overwritten(n);
   for (const Replicas receiverTier : tiers) {
     for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
-    for (auto donorTier = tiers.rbegin(); donorTier != tiers.rend(); ++donorTier) {
+    for (std::size_t t = tiers.size(); t-- > 0;) {
+      const Replicas donorTier = tiers[t];
       for (std::size_t i = 0; i < n; ++i) {
-        tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
+        tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
       }
       const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants);
       if (!ex) continue;
@@ -152,7 +151,7 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
   return spares;
 }
 
-void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int sign) {
+void applyMaxDelta(Schedule& schedule, std::span<const Replicas> delta, int sign) {
   for (std::size_t i = 0; i < delta.size(); ++i) {
     Limits& l = schedule.limits[i];
     l.max += sign * delta[i];
@@ -180,10 +179,11 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
     floors[i] = views[i].preferredFloor;
     weights[i] = views[i].weight;
   }
-  if (sum(floors) > total) floors.get().assign(n, 0);  // the floors cannot all hold: by weight
+  if (sum(floors) > total) std::fill(floors.begin(), floors.end(), 0);  // the floors cannot all hold: by weight
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max<Replicas>(0, views[i].preferredCap - floors[i]);
 
   if (!tiered(views)) {
+    shares.resize(n);
     spreadWeighted(total - sum(floors), weights, caps, shares, scratch);
   } else {
     // Burst tiers: the lowest tier up to its caps first, what is left to the next tier.
@@ -192,7 +192,7 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
     Scratch::Array tierCaps = scratch.zeros(n), tierWeights = scratch.zeros(n),
                    tierShares = scratch.zeros(n);
     const Scratch::Array tiers = tiersOf(scratch, views);
-    for (const Replicas tier : tiers.get()) {
+    for (const Replicas tier : tiers) {
       for (std::size_t i = 0; i < n; ++i) {
         tierCaps[i] = views[i].tier == tier ? caps[i] : 0;
         tierWeights[i] = views[i].tier == tier ? weights[i] : 0;
@@ -252,11 +252,10 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   if (!schedule.tiered) {
     excess -= levelDown(left, scratch.zeros(n), excess, scratch);
   } else {
-    const Scratch::Array tiersArray = tiersOf(scratch, views);
-    const std::vector<Replicas>& tiers = tiersArray;
+    const Scratch::Array tiers = tiersOf(scratch, views);
     Scratch::Array floors = scratch.zeros(n);
-    for (auto tier = tiers.rbegin(); tier != tiers.rend() && excess > 0; ++tier) {
-      for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == *tier ? 0 : left[i];
+    for (std::size_t t = tiers.size(); t-- > 0 && excess > 0;) {
+      for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == tiers[t] ? 0 : left[i];
       excess -= levelDown(left, floors, excess, scratch);
     }
   }
@@ -278,11 +277,12 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
   // 4. fewer replicas than clusters: drop the least busy, the last by name first.
   if (excess <= 0) return;
-  Scratch::Array holdersArray = scratch.zeros(0);
-  std::vector<Replicas>& holders = holdersArray;
+  Scratch::Array holders = scratch.overwritten(n);
+  std::size_t holding = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (schedule.limits[i].max > 0) holders.push_back(static_cast<Replicas>(i));
+    if (schedule.limits[i].max > 0) holders[holding++] = static_cast<Replicas>(i);
   }
+  holders.truncate(holding);
   std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
     const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
     const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
