@@ -37,6 +37,7 @@ struct Schedule {
   bool allPresent = false;   // every cluster has a local HPA
   bool nonePresent = false;  // none has: the first placement of a federated HPA
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
+  Replicas currentMax = 0;      // Σ of the current local max
 
   // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views) {
@@ -45,14 +46,17 @@ struct Schedule {
     std::size_t present = 0;
     bool preferences = false;
     bool tiers = false;
+    Replicas max = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const ClusterView& view = views[i];
       limits[i] = view.limits;
+      max += view.limits.max;
       present += view.present;
       preferences |= (view.weight != 1) | (view.preferredFloor != 0) | (view.preferredCap != kNoCap) |
                      (view.tier != 0);
       tiers |= view.tier != 0;
     }
+    currentMax = max;
     preferencesSet = preferences;
     tiered = tiers;
     allPresent = present == views.size();

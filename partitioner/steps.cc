@@ -9,15 +9,15 @@
 namespace fedhpa::partitioner {
 namespace {
 
-
-// Records a cause of `kind` (the limits before and after) for every cluster the step changed.
-// `before` holds each cluster's max then, at n + i, its min, as they were before the step.
-void explainChanges(Schedule& schedule, std::span<const Replicas> before, Cause::Kind kind,
+// Records a cause of `kind` (the limits before and after) for every cluster the first step
+// changed: before it, each cluster's limits were its current ones (Schedule::reset), so the
+// views hold them and no copy is kept.
+void explainChanges(Schedule& schedule, const std::vector<ClusterView>& views, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
-    const Limits then{before[n + i], before[i]};
+    const Limits then = views[i].limits;
     if (now == then) continue;
     Cause& cause = schedule.because(i, kind);
     cause.federated = federated;
@@ -43,14 +43,11 @@ struct Exchange {
   Replicas amount = 0;
 };
 // `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
-// all of it.
+// all of it. `spare` and `wanted` are their sums (the callers add them up as they write them).
 std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
-                                 std::span<const Replicas> wants) {
+                                 std::span<const Replicas> wants, Replicas spare, Replicas wanted) {
   const std::size_t n = spares.size();
-  const Replicas spare = sum(spares);
-  if (spare == 0) return std::nullopt;
-  const Replicas wanted = sum(wants);
-  if (wanted == 0) return std::nullopt;
+  if (spare == 0 || wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
   if (spare == wanted) return Exchange{std::move(spares), scratch.copy(wants), spare};
@@ -78,9 +75,10 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 // of the highest tier give first. Without tiers, exchange().
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                                        Scratch::Array spares,
-                                       std::span<const Replicas> wants) {
+                                       std::span<const Replicas> wants, Replicas spare,
+                                       Replicas wanted) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants);
+  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants, spare, wanted);
   const std::size_t n = views.size();
   const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
@@ -93,7 +91,8 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
       }
-      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants);
+      const std::optional<Exchange> ex =
+          exchange(scratch, scratch.copy(tierSpares), tierWants, sum(tierSpares), sum(tierWants));
       if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
         total.given[i] += ex->given[i];
@@ -332,22 +331,15 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
 void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
-  Replicas total = 0;
-  for (const Limits& l : schedule.limits) total += l.max;
+  const Replicas total = schedule.currentMax;
   const Replicas federated = spec.limits.max;
   if (total == federated) return;
-  const std::size_t n = views.size();
-  Scratch::Array before = schedule.scratch.overwritten(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    before[i] = schedule.limits[i].max;
-    before[n + i] = schedule.limits[i].min;
-  }
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
-    explainChanges(schedule, before, Cause::Kind::FederatedMaxLowered, federated);
+    explainChanges(schedule, views, Cause::Kind::FederatedMaxLowered, federated);
   } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, before, Cause::Kind::FederatedMaxRaised, federated);
+    explainChanges(schedule, views, Cause::Kind::FederatedMaxRaised, federated);
   }
 }
 
@@ -370,7 +362,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (wanted == 0) return;
 
   const std::optional<Exchange> ex =
-      spare > 0 ? exchangeByTier(schedule, views, std::move(spares), wants) : std::nullopt;
+      spare > 0 ? exchangeByTier(schedule, views, std::move(spares), wants, spare, wanted) : std::nullopt;
   if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -417,7 +409,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 
   // 1. max the donors do not use.
   if (spare > 0) {
-    const auto ex = exchangeByTier(schedule, views, std::move(spares), wants);
+    const auto ex = exchangeByTier(schedule, views, std::move(spares), wants, spare, wanted);
     if (ex && ex->amount > 0) {
       applyMaxExchange(schedule, *ex);
       explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
@@ -433,7 +425,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
   if (wanted > 0 && toReclaim > 0) {
-    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants);
+    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants, toReclaim, wanted);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
       explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
@@ -478,7 +470,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (wanted == 0 || spare == 0) return;
 
-  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants);
+  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants, spare, wanted);
   if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex->received[i] - ex->given[i];
