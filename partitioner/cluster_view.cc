@@ -90,9 +90,10 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
   return views;
 }
 
-void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
-              const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
+Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
+                    const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
+  Federation federation;
   // The views of the last plan are written over, every field of each, instead of being built
   // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
   views.resize(clusters.size());
@@ -104,6 +105,9 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
+    federation.preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
+                                 (view.preferredCap != kNoCap) | (view.tier != 0);
+    federation.tiered |= view.tier != 0;
     view.need.reset();
     view.needMetric = nullptr;
     view.maxNeeded = 0;
@@ -119,6 +123,8 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
     view.present = true;
     const Limits limits = clamped(hpa.limits);
     view.limits = limits;
+    ++federation.present;
+    federation.currentMax += limits.max;
     view.status = hpa.status;
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
@@ -135,14 +141,15 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
       view.mayGive = (view.pristine || !view.inForbiddenWindow) && !view.saturated;
     }
 
-    view.maxInUse = std::max({hpa.status.current, hpa.status.desired, limits.min,
-                              view.preferredFloor, Replicas{1}});
+    // Pairwise std::max: the initializer-list form is a loop over the values.
+    view.maxInUse = std::max(std::max(std::max(hpa.status.current, hpa.status.desired), limits.min),
+                             std::max(view.preferredFloor, Replicas{1}));
 
     view.maxKeptUnderPressure = view.maxInUse;
     if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
       view.maxKeptUnderPressure =
-          std::min(view.maxInUse, std::max({*view.need + reclaimMargin(*view.need),
-                                            limits.min, view.preferredFloor, Replicas{1}}));
+          std::min(view.maxInUse, std::max(std::max(*view.need + reclaimMargin(*view.need), limits.min),
+                                           std::max(view.preferredFloor, Replicas{1})));
     }
 
     if (view.saturated) {
@@ -156,9 +163,10 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
       // Without a utilisation reading, one replica per reconcile, as kubefed v1 steps.
       const Replicas trulyNeeded = view.need.value_or(limits.min - 1);
       view.minToKeep = std::min(limits.min,
-                                std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
+                                std::max(std::max(Replicas{1}, view.preferredFloor), trulyNeeded));
     }
   }
+  return federation;
 }
 
 }  // namespace fedhpa::partitioner

@@ -240,9 +240,9 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
 
   const bool namesAsLastPlan = sortByName(input, ws);
   const std::vector<ClusterView>& views = ws.views;
-  classify(spec, ws.order, policy, now, ws.views);
+  const Federation federation = classify(spec, ws.order, policy, now, ws.views);
   Schedule& schedule = ws.schedule;
-  schedule.reset(views);
+  schedule.reset(views, federation);
   if (policy.kind == Policy::Kind::Legacy) {
     scheduleLegacy(schedule, spec, views);
   } else {
