@@ -96,9 +96,9 @@ bool sameName(std::string_view a, std::string_view b) {
     std::memcpy(&v, q, 8);
     return u ^ v;
   };
-  if (length >= 8) {
-    std::uint64_t differs = differ8(x + length - 8, y + length - 8);
-    for (std::size_t at = 0; at + 8 < length; at += 8) differs |= differ8(x + at, y + at);
+  if (length >= 8) {  // the first 8 and the last 8 (overlapping up to 16), then any between
+    std::uint64_t differs = differ8(x, y) | differ8(x + length - 8, y + length - 8);
+    for (std::size_t at = 8; at + 8 < length; at += 8) differs |= differ8(x + at, y + at);
     return differs == 0;
   }
   if (length >= 4) {
@@ -189,11 +189,12 @@ bool sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   order.resize(n);
   if (ws.keyedStrict && ws.keyed.size() == n && last.size() == n) {
     std::size_t i = 0;
-    while (i < n && sameName(clusters[ws.keyed[i].index].name, last[i].name)) ++i;
-    if (i == n) {
-      for (i = 0; i < n; ++i) order[i] = &clusters[ws.keyed[i].index];
-      return true;
+    for (; i < n; ++i) {
+      const ClusterState& cluster = clusters[ws.keyed[i].index];
+      if (!sameName(cluster.name, last[i].name)) break;
+      order[i] = &cluster;
     }
+    if (i == n) return true;
   }
   sortAfresh(clusters, ws);
   const auto alike = [](const ClusterState* a, const ClusterState* b) { return !nameLess(a->name, b->name); };
@@ -253,19 +254,27 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   // The causes and transfers change places with the previous plan's (no copy): a move names its
   // cluster's slots in them.
   plan.federated = spec.limits;
-  plan.clusters.resize(views.size());
+  const std::size_t n = views.size();
+  plan.clusters.resize(n);
   plan.causes.swap(schedule.causes);
   plan.transfers.swap(schedule.transfers);
+  // The arrays read and written per cluster, held in registers across the calls below (through
+  // the vectors, each access reloaded their data pointers).
+  const ClusterView* const view = views.data();
+  const Limits* const placement = schedule.limits.data();
+  const std::uint8_t* const causeCount = schedule.causeCount.data();
+  const Cause* const causes = plan.causes.data();
+  ClusterPlan* const clusterPlan = plan.clusters.data();
+  const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
   std::size_t moves = 0;
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    const Limits& after = schedule.limits[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits after = placement[i];
     const bool placed = after.max > 0;
-    const ClusterView& view = views[i];
     // The same federation replans under the same names: written only when they changed.
-    ClusterPlan& cluster = plan.clusters[i];
-    if (!namesAsLastPlan && !sameName(cluster.name, view.name)) cluster.name.assign(view.name);
+    ClusterPlan& cluster = clusterPlan[i];
+    if (!namesAsLastPlan && !sameName(cluster.name, view[i].name)) cluster.name.assign(view[i].name);
     writeLimits(cluster.limits, placed, after);
-    if (view.present == placed && (!placed || view.limits == after)) continue;
+    if (view[i].present == placed && (!placed || view[i].limits == after)) continue;
     if (moves == plan.moves.size()) {
       plan.moves.emplace_back();
       ws.moveNames.push_back(Workspace::State::kNoCluster);
@@ -274,17 +283,16 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     // the last plan's.
     const bool nameHeld = namesAsLastPlan && ws.moveNames[moves] == i;
     Move& move = plan.moves[moves];
-    if (!nameHeld && !sameName(move.cluster, view.name)) move.cluster.assign(view.name);
+    if (!nameHeld && !sameName(move.cluster, view[i].name)) move.cluster.assign(view[i].name);
     ws.moveNames[moves++] = static_cast<std::uint32_t>(i);
-    writeLimits(move.before, view.present, view.limits);
+    writeLimits(move.before, view[i].present, view[i].limits);
     writeLimits(move.after, placed, after);
     move.note.clear();
-    move.firstCause = i * Schedule::kMaxCauses;
-    move.causeCount = schedule.causeCount[i];
-    const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
-    const Cause* causes = plan.causes.data() + move.firstCause;
-    if (view.present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
-      view.recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+    const std::size_t first = i * Schedule::kMaxCauses;
+    move.firstCause = first;
+    move.causeCount = causeCount[i];
+    if (view[i].present && std::any_of(causes + first, causes + first + causeCount[i], quotesUsage)) {
+      view[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
     }
   }
   plan.moves.resize(moves);
