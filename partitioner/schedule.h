@@ -54,6 +54,7 @@ struct Schedule {
     transfers.clear();
     noteCount = 0;
     fairKnown = false;
+    scratch.reset();
   }
 
   Scratch::Array maxes() {

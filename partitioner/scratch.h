@@ -1,11 +1,10 @@
 // The memory a plan works in. Every step needs a few arrays of one number per cluster; they come
 // from a Scratch the caller keeps between plans (partition.h's Workspace), so a reconcile loop
-// over the same federation allocates nothing once its first plan has sized them.
+// over the same federation allocates nothing once its first plans have sized it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -14,114 +13,85 @@
 
 namespace fedhpa::partitioner {
 
+// A stack of arrays: a lease takes the next n values (never value-initialised: a few
+// instructions, nothing to give back one by one), and a Mark gives back everything leased after
+// it when it goes out of scope. Each step holds a Mark, so the steps of a plan reuse the same
+// memory, still in cache; an array a function returns to its caller is leased under the
+// caller's Mark, never its own.
 class Scratch {
  public:
-  // One leased array of a fixed length; it goes back to the pool when the lease ends (RAII),
-  // whatever the order. Its memory is a buffer of the pool's, never value-initialised: a lease
-  // is a few instructions, however often the plan before leased the same buffer at another
-  // length.
-  class Array {
+  using Array = std::span<Replicas>;
+
+  class Mark {
    public:
-    Array(Array&& other) noexcept
-        : pool_(other.pool_), slot_(other.slot_), values_(other.values_), size_(other.size_) {
-      other.pool_ = nullptr;
+    explicit Mark(Scratch& scratch) : scratch_(scratch), chunk_(scratch.chunk_), used_(scratch.used_) {}
+    ~Mark() {
+      scratch_.chunk_ = chunk_;
+      scratch_.used_ = used_;
     }
-    Array& operator=(Array&&) = delete;
-    Array(const Array&) = delete;
-    ~Array() {
-      if (pool_) pool_->release(slot_);
-    }
-    std::span<Replicas> get() { return {values_, size_}; }
-    std::span<const Replicas> get() const { return {values_, size_}; }
-    operator std::span<Replicas>() { return get(); }
-    operator std::span<const Replicas>() const { return get(); }
-    Replicas& operator[](std::size_t i) { return values_[i]; }
-    Replicas operator[](std::size_t i) const { return values_[i]; }
-    Replicas* begin() { return values_; }
-    Replicas* end() { return values_ + size_; }
-    const Replicas* begin() const { return values_; }
-    const Replicas* end() const { return values_ + size_; }
-    std::size_t size() const { return size_; }
-    // Keeps the first `size` values (no more than it has): for a caller that filled a prefix.
-    void truncate(std::size_t size) { size_ = std::min(size_, size); }
+    Mark(const Mark&) = delete;
+    Mark& operator=(const Mark&) = delete;
 
    private:
-    friend class Scratch;
-    Array(Scratch* pool, std::size_t slot, Replicas* values, std::size_t size)
-        : pool_(pool), slot_(slot), values_(values), size_(size) {}
-    Scratch* pool_;
-    std::size_t slot_;
-    Replicas* values_;
-    std::size_t size_;
+    Scratch& scratch_;
+    std::size_t chunk_;
+    std::size_t used_;
   };
 
-  Array zeros(std::size_t n) { return filled(n, 0); }
-  // n values left as the last lease had them: for a caller that writes every one before reading
+  // n values left as an earlier lease had them: for a caller that writes every one before reading
   // (at a thousand clusters, zeroing the arrays a plan overwrites anyway was a tenth of its cost).
-  Array overwritten(std::size_t n) { return lease(n); }
+  Array overwritten(std::size_t n) {
+    if (chunk_ < chunks_.size() && used_ + n <= chunks_[chunk_].capacity) {
+      Replicas* values = chunks_[chunk_].values.get() + used_;
+      used_ += n;
+      return {values, n};
+    }
+    return leaseFromNextChunk(n);
+  }
+  Array zeros(std::size_t n) { return filled(n, 0); }
   Array filled(std::size_t n, Replicas value) {
-    Array array = lease(n);
+    const Array array = overwritten(n);
     std::fill(array.begin(), array.end(), value);
     return array;
   }
   Array copy(std::span<const Replicas> from) {
-    Array array = lease(from.size());
+    const Array array = overwritten(from.size());
     std::copy(from.begin(), from.end(), array.begin());
     return array;
   }
 
+  // Starts a plan with nothing leased. When the last plan needed more than the first chunk, the
+  // chunks become one that holds it all, so a plan of the same shape stays in one.
+  void reset() {
+    if (chunks_.size() > 1) {
+      std::size_t total = 0;
+      for (const Chunk& c : chunks_) total += c.capacity;
+      chunks_.clear();
+      chunks_.push_back({std::make_unique_for_overwrite<Replicas[]>(total), total});
+    }
+    chunk_ = 0;
+    used_ = 0;
+  }
+
  private:
-  // The first 64 buffers are free or leased by one bit each (a lease is finding the lowest set
-  // bit); a plan that leases more at once keeps the rest in a list.
-  static constexpr std::size_t kBits = 64;
-  struct Buffer {
-    std::unique_ptr<Replicas[]> values;  // a leased buffer stays where it is when the pool grows
+  struct Chunk {
+    std::unique_ptr<Replicas[]> values;  // a chunk stays where it is when more are added
     std::size_t capacity = 0;
   };
-  // The common case inline: a free buffer long enough. Growing kept out of line, so the common
-  // case needs no registers saved.
-  Array lease(std::size_t n) {
-    if (freeBits_ != 0) {
-      const auto slot = static_cast<std::size_t>(__builtin_ctzll(freeBits_));
-      Buffer& buffer = buffers_[slot];
-      if (buffer.capacity >= n) {
-        freeBits_ &= freeBits_ - 1;
-        return Array(this, slot, buffer.values.get(), n);
-      }
+  // Out of line, so the common case needs no registers saved.
+  [[gnu::noinline]] Array leaseFromNextChunk(std::size_t n) {
+    if (chunk_ < chunks_.size()) ++chunk_;  // the rest of this one stays unused until the Mark
+    while (chunk_ < chunks_.size() && chunks_[chunk_].capacity < n) ++chunk_;
+    if (chunk_ == chunks_.size()) {
+      const std::size_t capacity = std::max<std::size_t>({n, 64, chunks_.empty() ? 0 : 2 * chunks_.back().capacity});
+      chunks_.push_back({std::make_unique_for_overwrite<Replicas[]>(capacity), capacity});
     }
-    return leaseSlowly(n);
+    used_ = n;
+    return {chunks_[chunk_].values.get(), n};
   }
-  [[gnu::noinline]] Array leaseSlowly(std::size_t n) {
-    std::size_t slot;
-    if (freeBits_ != 0) {
-      slot = static_cast<std::size_t>(__builtin_ctzll(freeBits_));
-      freeBits_ &= freeBits_ - 1;
-    } else if (!freeBeyond_.empty()) {
-      slot = freeBeyond_.back();
-      freeBeyond_.pop_back();
-    } else {
-      slot = buffers_.size();
-      buffers_.emplace_back();
-      if (buffers_.size() > kBits) freeBeyond_.reserve(buffers_.size() - kBits);  // all may come back
-    }
-    Buffer& buffer = buffers_[slot];
-    if (buffer.capacity < n) {
-      buffer.values = std::make_unique_for_overwrite<Replicas[]>(n);
-      buffer.capacity = n;
-    }
-    return Array(this, slot, buffer.values.get(), n);
-  }
-  void release(std::size_t slot) {
-    if (slot < kBits) {
-      freeBits_ |= std::uint64_t{1} << slot;
-    } else {
-      releaseBeyondTheBits(slot);
-    }
-  }
-  [[gnu::noinline]] void releaseBeyondTheBits(std::size_t slot) { freeBeyond_.push_back(slot); }
-  std::vector<Buffer> buffers_;
-  std::uint64_t freeBits_ = 0;            // bit i: buffers_[i] is not leased now
-  std::vector<std::size_t> freeBeyond_;   // the buffers past the first 64 not leased now
+  std::vector<Chunk> chunks_;
+  std::size_t chunk_ = 0;  // the chunk leases come from
+  std::size_t used_ = 0;   // how much of it is leased
 };
 
 }  // namespace fedhpa::partitioner

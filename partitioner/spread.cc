@@ -47,6 +47,7 @@ void sortDescending(Replicas* first, Replicas* last, Scratch& scratch) {
 template <Replicas sign, TieOrder ties>
 Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas> floors,
                            Replicas amount, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
@@ -95,8 +96,7 @@ Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas>
         packed[givers + k++] = 2 * floorOf(i);
       }
     }
-    sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0),
-                   packed.end(), scratch);
+    sortDescending(packed.data() + (sameStart ? givers : 0), packed.data() + packed.size(), scratch);
     const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
     const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
     level = levelOf(packed[0]);
@@ -141,6 +141,7 @@ Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas>
 
 void spreadWeighted(Replicas total, std::span<const Replicas> weights,
                     std::span<const Replicas> caps, std::span<Replicas> shares, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = weights.size();
   std::fill(shares.begin(), shares.end(), 0);
   if (n == 0 || total <= 0) return;
@@ -199,7 +200,7 @@ void spreadWeighted(Replicas total, std::span<const Replicas> weights,
     given += shares[i];
     fractions[uncapped++] = static_cast<Replicas>(i);
   }
-  fractions.truncate(uncapped);
+  fractions = fractions.first(uncapped);
   const Replicas extra = remaining - given;
   if (extra == 0) return;
   const auto remainder = [&](Replicas i) { return static_cast<Wide>(remaining) * w[at(i)] % weightLeft; };

@@ -44,15 +44,16 @@ struct Exchange {
 };
 // `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
 // all of it. `spare` and `wanted` are their sums (the callers add them up as they write them).
+// The arrays returned are leased under the caller's Scratch::Mark.
 std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
                                  std::span<const Replicas> wants, Replicas spare, Replicas wanted) {
   const std::size_t n = spares.size();
   if (spare == 0 || wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare == wanted) return Exchange{std::move(spares), scratch.copy(wants), spare};
+  if (spare == wanted) return Exchange{spares, scratch.copy(wants), spare};
   if (spare < wanted) {
-    Exchange result{std::move(spares), scratch.zeros(n), spare};
+    Exchange result{spares, scratch.zeros(n), spare};
     levelUp(result.received, wants, spare, scratch);
     return result;
   }
@@ -64,11 +65,10 @@ std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
 
 // The tiers in use, ascending.
 Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) {
-  Scratch::Array tiers = scratch.overwritten(views.size());
+  const Scratch::Array tiers = scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) tiers[i] = views[i].tier;
   std::sort(tiers.begin(), tiers.end());
-  tiers.truncate(static_cast<std::size_t>(std::unique(tiers.begin(), tiers.end()) - tiers.begin()));
-  return tiers;
+  return tiers.first(static_cast<std::size_t>(std::unique(tiers.begin(), tiers.end()) - tiers.begin()));
 }
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
@@ -78,7 +78,7 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
                                        std::span<const Replicas> wants, Replicas spare,
                                        Replicas wanted) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants, spare, wanted);
+  if (!schedule.tiered) return exchange(scratch, spares, wants, spare, wanted);
   const std::size_t n = views.size();
   const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
@@ -91,6 +91,7 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
       for (std::size_t i = 0; i < n; ++i) {
         tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
       }
+      const Scratch::Mark mark(scratch);  // this pair of tiers' exchange is added up below
       const std::optional<Exchange> ex =
           exchange(scratch, scratch.copy(tierSpares), tierWants, sum(tierSpares), sum(tierWants));
       if (!ex) continue;
@@ -171,6 +172,7 @@ void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
 
 void fairShares(const std::vector<ClusterView>& views, Replicas total,
                 std::vector<Replicas>& shares, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = views.size();
   Scratch::Array floors = scratch.overwritten(n), caps = scratch.overwritten(n),
                  weights = scratch.overwritten(n);
@@ -281,7 +283,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   for (std::size_t i = 0; i < n; ++i) {
     if (schedule.limits[i].max > 0) holders[holding++] = static_cast<Replicas>(i);
   }
-  holders.truncate(holding);
+  holders = holders.first(holding);
   std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
     const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
     const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
@@ -334,6 +336,7 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   const Replicas total = schedule.currentMax;
   const Replicas federated = spec.limits.max;
   if (total == federated) return;
+  const Scratch::Mark mark(schedule.scratch);
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
     explainChanges(schedule, views, Cause::Kind::FederatedMaxLowered, federated);
@@ -348,6 +351,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
+  const Scratch::Mark mark(schedule.scratch);
   // What the new clusters want and the others have spare, in one pass.
   Scratch::Array wants = schedule.scratch.overwritten(n), spares = schedule.scratch.overwritten(n);
   Replicas wanted = 0;
@@ -362,7 +366,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (wanted == 0) return;
 
   const std::optional<Exchange> ex =
-      spare > 0 ? exchangeByTier(schedule, views, std::move(spares), wants, spare, wanted) : std::nullopt;
+      spare > 0 ? exchangeByTier(schedule, views, spares, wants, spare, wanted) : std::nullopt;
   if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -385,6 +389,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   // One pass reads what each cluster wants, has spare and could have reclaimed: a donor's
   // reclaimable max after step 1 is what it was less what it gave (its max fell by that), so
   // step 2 needs no second pass over the views. A side with nothing in it skips its exchange.
@@ -409,7 +414,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 
   // 1. max the donors do not use.
   if (spare > 0) {
-    const auto ex = exchangeByTier(schedule, views, std::move(spares), wants, spare, wanted);
+    const auto ex = exchangeByTier(schedule, views, spares, wants, spare, wanted);
     if (ex && ex->amount > 0) {
       applyMaxExchange(schedule, *ex);
       explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
@@ -425,7 +430,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
   if (wanted > 0 && toReclaim > 0) {
-    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants, toReclaim, wanted);
+    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants, toReclaim, wanted);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
       explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
@@ -456,6 +461,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n);
   Replicas wanted = 0;
   Replicas spare = 0;
@@ -470,7 +476,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (wanted == 0 || spare == 0) return;
 
-  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants, spare, wanted);
+  const std::optional<Exchange> ex = exchange(scratch, spares, wants, spare, wanted);
   if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex->received[i] - ex->given[i];
@@ -488,6 +494,7 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
     return max > 0 ? std::min(max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
   };
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   Scratch::Array mins = scratch.overwritten(n);
   Replicas total = 0;
   Replicas aboveFloors = 0;
