@@ -165,6 +165,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
       view.minToKeep = std::min(limits.min,
                                 std::max(std::max(Replicas{1}, view.preferredFloor), trulyNeeded));
     }
+    federation.minHeldIdle |= view.minToKeep < limits.min;
   }
   return federation;
 }

@@ -74,6 +74,7 @@ struct Federation {
   Replicas currentMax = 0;      // Σ of their current local max
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
   bool tiered = false;          // some cluster is in a tier other than 0
+  bool minHeldIdle = false;     // some cluster's minToKeep is below its min
 };
 
 // One view per cluster, in the order given, written into `views` (its memory is reused); local

@@ -38,6 +38,7 @@ struct Schedule {
   bool nonePresent = false;  // none has: the first placement of a federated HPA
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
   Replicas currentMax = 0;      // Σ of the current local max
+  bool minHeldIdle = false;     // some cluster holds min it does not use (ClusterView::minToKeep)
 
   // Starts a plan from the current limits.
   void reset(const std::vector<ClusterView>& views, const Federation& federation) {
@@ -47,6 +48,7 @@ struct Schedule {
     currentMax = federation.currentMax;
     preferencesSet = federation.preferencesSet;
     tiered = federation.tiered;
+    minHeldIdle = federation.minHeldIdle;
     allPresent = federation.present == n;
     nonePresent = federation.present == 0;
     causes.resize(n * kMaxCauses);  // slots are written before they are read

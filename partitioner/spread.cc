@@ -60,12 +60,14 @@ Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas>
   bool sameStop = true;
   Replicas start = 0;
   Replicas stop = 0;
+  std::size_t firstGiver = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (value(i) <= floorOf(i)) continue;
     available += value(i) - floorOf(i);
     if (givers++ == 0) {
       start = value(i);
       stop = floorOf(i);
+      firstGiver = i;
     }
     sameStart = sameStart && value(i) == start;
     sameStop = sameStop && floorOf(i) == stop;
@@ -74,6 +76,10 @@ Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas>
   if (available <= amount) {
     for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
     return available;
+  }
+  if (givers == 1) {  // it gives all of `amount` and stays above its floor: no pass to find it
+    values[firstGiver] = sign * (start - amount);
+    return amount;
   }
 
   // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.

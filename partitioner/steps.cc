@@ -459,6 +459,8 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
+  // Only min held idle is given, and the steps before only lower a min: none held, none to give.
+  if (!schedule.minHeldIdle) return;
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
   const Scratch::Mark mark(scratch);
