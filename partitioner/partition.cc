@@ -188,11 +188,14 @@ bool sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   const std::size_t n = clusters.size();
   order.resize(n);
   if (ws.keyedStrict && ws.keyed.size() == n && last.size() == n) {
+    const Workspace::State::Keyed* const keyed = ws.keyed.data();
+    const ClusterPlan* const lastPlan = last.data();
+    const ClusterState** const ordered = order.data();
     std::size_t i = 0;
     for (; i < n; ++i) {
-      const ClusterState& cluster = clusters[ws.keyed[i].index];
-      if (!sameName(cluster.name, last[i].name)) break;
-      order[i] = &cluster;
+      const ClusterState& cluster = clusters[keyed[i].index];
+      if (!sameName(cluster.name, lastPlan[i].name)) break;
+      ordered[i] = &cluster;
     }
     if (i == n) return true;
   }
@@ -265,6 +268,9 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   const std::uint8_t* const causeCount = schedule.causeCount.data();
   const Cause* const causes = plan.causes.data();
   ClusterPlan* const clusterPlan = plan.clusters.data();
+  Move* move = plan.moves.data();                    // refreshed when the moves grow
+  std::uint32_t* moveName = ws.moveNames.data();
+  std::size_t movesHeld = plan.moves.size();
   const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
   std::size_t moves = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -275,24 +281,27 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     if (!namesAsLastPlan && !sameName(cluster.name, view[i].name)) cluster.name.assign(view[i].name);
     writeLimits(cluster.limits, placed, after);
     if (view[i].present == placed && (!placed || view[i].limits == after)) continue;
-    if (moves == plan.moves.size()) {
+    if (moves == movesHeld) {
       plan.moves.emplace_back();
       ws.moveNames.push_back(Workspace::State::kNoCluster);
+      move = plan.moves.data();
+      moveName = ws.moveNames.data();
+      movesHeld = plan.moves.size();
     }
     // A move that held this cluster's name in the last plan holds it still when the names are
     // the last plan's.
-    const bool nameHeld = namesAsLastPlan && ws.moveNames[moves] == i;
-    Move& move = plan.moves[moves];
-    if (!nameHeld && !sameName(move.cluster, view[i].name)) move.cluster.assign(view[i].name);
-    ws.moveNames[moves++] = static_cast<std::uint32_t>(i);
-    writeLimits(move.before, view[i].present, view[i].limits);
-    writeLimits(move.after, placed, after);
-    move.note.clear();
+    const bool nameHeld = namesAsLastPlan && moveName[moves] == i;
+    Move& m = move[moves];
+    if (!nameHeld && !sameName(m.cluster, view[i].name)) m.cluster.assign(view[i].name);
+    moveName[moves++] = static_cast<std::uint32_t>(i);
+    writeLimits(m.before, view[i].present, view[i].limits);
+    writeLimits(m.after, placed, after);
+    m.note.clear();
     const std::size_t first = i * Schedule::kMaxCauses;
-    move.firstCause = first;
-    move.causeCount = causeCount[i];
+    m.firstCause = first;
+    m.causeCount = causeCount[i];
     if (view[i].present && std::any_of(causes + first, causes + first + causeCount[i], quotesUsage)) {
-      view[i].recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+      view[i].recordUsage(spec.targetCPUUtilizationPercent, m.usage);
     }
   }
   plan.moves.resize(moves);

@@ -22,8 +22,13 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // otherwise. Either way O(n log n) at most, whatever the numbers.
 void sortDescending(Replicas* first, Replicas* last, Scratch& scratch) {
   const auto count = static_cast<Replicas>(last - first);
-  if (count < 32) {  // a few clusters: insertion sort, no pass to see whether it is needed
-    std::sort(first, last, std::greater<>());
+  if (count < 32) {  // a few clusters: insertion sort, inline (std::sort's setup costs more)
+    for (Replicas* next = first + (count > 0 ? 1 : 0); next < last; ++next) {
+      const Replicas value = *next;
+      Replicas* at = next;
+      for (; at != first && *(at - 1) < value; --at) *at = *(at - 1);
+      *at = value;
+    }
     return;
   }
   if (std::is_sorted(first, last, std::greater<>())) return;
