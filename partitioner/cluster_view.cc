@@ -25,11 +25,6 @@ void writeNeed(const LocalHpa& hpa, const std::optional<Replicas>& target, Clust
   if (replicas) view.need.emplace(*replicas);
 }
 
-Limits clamped(Limits limits) {
-  limits.max = std::max<Replicas>(0, limits.max);
-  limits.min = std::clamp<Replicas>(limits.min, 0, limits.max);
-  return limits;
-}
 
 bool atMax(const HpaStatus& status, const Limits& limits) {
   return status.current == status.desired && status.current == limits.max;
@@ -121,8 +116,13 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     }
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
-    const Limits limits = clamped(hpa.limits);
-    view.limits = limits;
+    // Clamped to 0 <= min <= max, and written field by field: built whole on the stack, the
+    // limits were two 8-byte stores read back by one 16-byte load, a store-forwarding stall per
+    // cluster.
+    const Replicas max = std::max<Replicas>(0, hpa.limits.max);
+    const Limits limits{std::clamp<Replicas>(hpa.limits.min, 0, max), max};
+    view.limits.min = limits.min;
+    view.limits.max = limits.max;
     ++federation.present;
     federation.currentMax += limits.max;
     view.status = hpa.status;
