@@ -22,31 +22,30 @@ class Scratch {
  public:
   using Array = std::span<Replicas>;
 
+  // One word, the stack's top: a Mark that saved two words (loaded and stored as one 16-byte
+  // value) read them back while the last lease's 8-byte store was still in flight, a
+  // store-forwarding stall per step.
   class Mark {
    public:
-    explicit Mark(Scratch& scratch) : scratch_(scratch), chunk_(scratch.chunk_), used_(scratch.used_) {}
-    ~Mark() {
-      scratch_.chunk_ = chunk_;
-      scratch_.used_ = used_;
-    }
+    explicit Mark(Scratch& scratch) : scratch_(scratch), top_(scratch.top_) {}
+    ~Mark() { scratch_.top_ = top_; }
     Mark(const Mark&) = delete;
     Mark& operator=(const Mark&) = delete;
 
    private:
     Scratch& scratch_;
-    std::size_t chunk_;
-    std::size_t used_;
+    std::size_t top_;
   };
 
   // n values left as an earlier lease had them: for a caller that writes every one before reading
   // (at a thousand clusters, zeroing the arrays a plan overwrites anyway was a tenth of its cost).
   Array overwritten(std::size_t n) {
-    if (chunk_ < chunks_.size() && used_ + n <= chunks_[chunk_].capacity) {
-      Replicas* values = chunks_[chunk_].values.get() + used_;
-      used_ += n;
+    if (top_ + n <= capacity_) {
+      Replicas* const values = values_ + top_;
+      top_ += n;
       return {values, n};
     }
-    return leaseFromNextChunk(n);
+    return grow(n);
   }
   Array zeros(std::size_t n) { return filled(n, 0); }
   Array filled(std::size_t n, Replicas value) {
@@ -60,38 +59,29 @@ class Scratch {
     return array;
   }
 
-  // Starts a plan with nothing leased. When the last plan needed more than the first chunk, the
-  // chunks become one that holds it all, so a plan of the same shape stays in one.
+  // Starts a plan with nothing leased (the buffers outgrown during the last plan are freed).
   void reset() {
-    if (chunks_.size() > 1) {
-      std::size_t total = 0;
-      for (const Chunk& c : chunks_) total += c.capacity;
-      chunks_.clear();
-      chunks_.push_back({std::make_unique_for_overwrite<Replicas[]>(total), total});
-    }
-    chunk_ = 0;
-    used_ = 0;
+    outgrown_.clear();
+    top_ = 0;
   }
 
  private:
-  struct Chunk {
-    std::unique_ptr<Replicas[]> values;  // a chunk stays where it is when more are added
-    std::size_t capacity = 0;
-  };
-  // Out of line, so the common case needs no registers saved.
-  [[gnu::noinline]] Array leaseFromNextChunk(std::size_t n) {
-    if (chunk_ < chunks_.size()) ++chunk_;  // the rest of this one stays unused until the Mark
-    while (chunk_ < chunks_.size() && chunks_[chunk_].capacity < n) ++chunk_;
-    if (chunk_ == chunks_.size()) {
-      const std::size_t capacity = std::max<std::size_t>({n, 64, chunks_.empty() ? 0 : 2 * chunks_.back().capacity});
-      chunks_.push_back({std::make_unique_for_overwrite<Replicas[]>(capacity), capacity});
-    }
-    used_ = n;
-    return {chunks_[chunk_].values.get(), n};
+  // A lease beyond the buffer: a buffer twice as large takes over from the same top (the arrays
+  // leased so far stay where they are, in the old buffer, kept until reset). Out of line, so
+  // the common case needs no registers saved.
+  [[gnu::noinline]] Array grow(std::size_t n) {
+    const std::size_t capacity = std::max<std::size_t>({2 * capacity_, 2 * (top_ + n), 64});
+    if (buffer_) outgrown_.push_back(std::move(buffer_));
+    buffer_ = std::make_unique_for_overwrite<Replicas[]>(capacity);
+    values_ = buffer_.get();
+    capacity_ = capacity;
+    return overwritten(n);
   }
-  std::vector<Chunk> chunks_;
-  std::size_t chunk_ = 0;  // the chunk leases come from
-  std::size_t used_ = 0;   // how much of it is leased
+  std::unique_ptr<Replicas[]> buffer_;
+  Replicas* values_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t top_ = 0;
+  std::vector<std::unique_ptr<Replicas[]>> outgrown_;
 };
 
 }  // namespace fedhpa::partitioner

@@ -235,7 +235,7 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
     if (shares[i] > 0) {
       Cause& cause = schedule.because(i, Cause::Kind::InitialSpread);
       cause.federated = spec.limits.max;
-      cause.after = schedule.limits[i];
+      cause.after = {0, shares[i]};
     }
   }
 }
@@ -295,7 +295,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 }
 
 // A larger federated max: saturated clusters first, then clusters without an HPA, then the
-// lowest local max.
+// lowest local max. Writes each cluster's max and why it changed in one pass at the end.
 void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas federated,
               Replicas deficit) {
   const std::size_t n = views.size();
@@ -315,18 +315,31 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
   }
-  applyMaxDelta(schedule, received, +1);
-  if (deficit <= 0) return;
-  // 3. the lowest local max first, within preference caps; 4. caps or not.
-  Scratch::Array maxes = schedule.maxes();
-  Scratch::Array caps = scratch.overwritten(n);
-  for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
-  deficit -= levelUp(maxes, caps, deficit, scratch);
+  // What each cluster holds then: its max before (this is the first step: its current max) and
+  // what it received.
+  const Scratch::Array maxes = received;
+  for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
   if (deficit > 0) {
-    schedule.addNote(Note::Kind::CapsExceeded);
-    levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
+    // 3. the lowest local max first, within preference caps; 4. caps or not.
+    Scratch::Array caps = scratch.overwritten(n);
+    for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
+    deficit -= levelUp(maxes, caps, deficit, scratch);
+    if (deficit > 0) {
+      schedule.addNote(Note::Kind::CapsExceeded);
+      levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
+    }
   }
-  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
+  // Written with their causes in one pass (a min is never above the max it had, so raising the
+  // max leaves it as it is).
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits then = views[i].limits;
+    schedule.limits[i].max = maxes[i];
+    if (maxes[i] == then.max) continue;
+    Cause& cause = schedule.because(i, Cause::Kind::FederatedMaxRaised);
+    cause.federated = federated;
+    cause.before = then;
+    cause.after = {then.min, maxes[i]};
+  }
 }
 
 }  // namespace
@@ -342,7 +355,6 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
     explainChanges(schedule, views, Cause::Kind::FederatedMaxLowered, federated);
   } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, views, Cause::Kind::FederatedMaxRaised, federated);
   }
 }
 
@@ -526,12 +538,13 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < n; ++i) {
     Limits& now = schedule.limits[i];
     const Replicas before = now.min;
+    const Replicas max = now.max;
     now.min = mins[i];
-    if (now.min == before || now.max == 0 || !views[i].present) continue;
+    if (mins[i] == before || max == 0 || !views[i].present) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
     cause.federated = spec.limits.min;
-    cause.before = {before, now.max};
-    cause.after = now;
+    cause.before = {before, max};
+    cause.after = {mins[i], max};
   }
 }
 
