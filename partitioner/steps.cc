@@ -151,10 +151,11 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
   return spares;
 }
 
-void applyMaxDelta(Schedule& schedule, std::span<const Replicas> delta, int sign) {
-  for (std::size_t i = 0; i < delta.size(); ++i) {
+// Max taken from each cluster (a min above its new max follows it down).
+void applyMaxTaken(Schedule& schedule, std::span<const Replicas> taken) {
+  for (std::size_t i = 0; i < taken.size(); ++i) {
     Limits& l = schedule.limits[i];
-    l.max += sign * delta[i];
+    l.max -= taken[i];
     l.min = std::min(l.min, l.max);
   }
 }
@@ -260,7 +261,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
       excess -= levelDown(left, floors, excess, scratch);
     }
   }
-  applyMaxDelta(schedule, difference(scratch, spares, left), -1);
+  applyMaxTaken(schedule, difference(scratch, spares, left));
 
   // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
   Scratch::Array maxes = schedule.maxes();
