@@ -88,7 +88,14 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
                     const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
-  Federation federation;
+  // Gathered in locals, set in the result at the end: the result lives in the caller's memory,
+  // which the views' stores might alias, so each update through it was a load and a store per
+  // cluster, every iteration waiting on the one before.
+  std::size_t present = 0;
+  Replicas currentMax = 0;
+  bool preferencesSet = false;
+  bool tiered = false;
+  bool minHeldIdle = false;
   // The views of the last plan are written over, every field of each, instead of being built
   // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
   views.resize(clusters.size());
@@ -100,9 +107,9 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    federation.preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
-                                 (view.preferredCap != kNoCap) | (view.tier != 0);
-    federation.tiered |= view.tier != 0;
+    preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
+                      (view.preferredCap != kNoCap) | (view.tier != 0);
+    tiered |= view.tier != 0;
     view.need.reset();
     view.needMetric = nullptr;
     view.maxNeeded = 0;
@@ -123,8 +130,8 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     const Limits limits{std::clamp<Replicas>(hpa.limits.min, 0, max), max};
     view.limits.min = limits.min;
     view.limits.max = limits.max;
-    ++federation.present;
-    federation.currentMax += limits.max;
+    ++present;
+    currentMax += limits.max;
     view.status = hpa.status;
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
@@ -165,9 +172,9 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
       view.minToKeep = std::min(limits.min,
                                 std::max(std::max(Replicas{1}, view.preferredFloor), trulyNeeded));
     }
-    federation.minHeldIdle |= view.minToKeep < limits.min;
+    minHeldIdle |= view.minToKeep < limits.min;
   }
-  return federation;
+  return Federation{present, currentMax, preferencesSet, tiered, minHeldIdle};
 }
 
 }  // namespace fedhpa::partitioner
