@@ -25,11 +25,6 @@ void writeNeed(const LocalHpa& hpa, const std::optional<Replicas>& target, Clust
   if (replicas) view.need.emplace(*replicas);
 }
 
-Limits clamped(Limits limits) {
-  limits.max = std::max<Replicas>(0, limits.max);
-  limits.min = std::clamp<Replicas>(limits.min, 0, limits.max);
-  return limits;
-}
 
 bool atMax(const HpaStatus& status, const Limits& limits) {
   return status.current == status.desired && status.current == limits.max;
@@ -90,9 +85,17 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
   return views;
 }
 
-void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
-              const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
+Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
+                    const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
   const auto target = spec.targetCPUUtilizationPercent;
+  // Gathered in locals, set in the result at the end: the result lives in the caller's memory,
+  // which the views' stores might alias, so each update through it was a load and a store per
+  // cluster, every iteration waiting on the one before.
+  std::size_t present = 0;
+  Replicas currentMax = 0;
+  bool preferencesSet = false;
+  bool tiered = false;
+  bool minHeldIdle = false;
   // The views of the last plan are written over, every field of each, instead of being built
   // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
   views.resize(clusters.size());
@@ -104,6 +107,9 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
     view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
     view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
     view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
+    preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
+                      (view.preferredCap != kNoCap) | (view.tier != 0);
+    tiered |= view.tier != 0;
     view.need.reset();
     view.needMetric = nullptr;
     view.maxNeeded = 0;
@@ -117,8 +123,15 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
     }
     const LocalHpa& hpa = *cluster.hpa;
     view.present = true;
-    const Limits limits = clamped(hpa.limits);
-    view.limits = limits;
+    // Clamped to 0 <= min <= max, and written field by field: built whole on the stack, the
+    // limits were two 8-byte stores read back by one 16-byte load, a store-forwarding stall per
+    // cluster.
+    const Replicas max = std::max<Replicas>(0, hpa.limits.max);
+    const Limits limits{std::clamp<Replicas>(hpa.limits.min, 0, max), max};
+    view.limits.min = limits.min;
+    view.limits.max = limits.max;
+    ++present;
+    currentMax += limits.max;
     view.status = hpa.status;
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
@@ -135,14 +148,15 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
       view.mayGive = (view.pristine || !view.inForbiddenWindow) && !view.saturated;
     }
 
-    view.maxInUse = std::max({hpa.status.current, hpa.status.desired, limits.min,
-                              view.preferredFloor, Replicas{1}});
+    // Pairwise std::max: the initializer-list form is a loop over the values.
+    view.maxInUse = std::max(std::max(std::max(hpa.status.current, hpa.status.desired), limits.min),
+                             std::max(view.preferredFloor, Replicas{1}));
 
     view.maxKeptUnderPressure = view.maxInUse;
     if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
       view.maxKeptUnderPressure =
-          std::min(view.maxInUse, std::max({*view.need + reclaimMargin(*view.need),
-                                            limits.min, view.preferredFloor, Replicas{1}}));
+          std::min(view.maxInUse, std::max(std::max(*view.need + reclaimMargin(*view.need), limits.min),
+                                           std::max(view.preferredFloor, Replicas{1})));
     }
 
     if (view.saturated) {
@@ -156,9 +170,11 @@ void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>&
       // Without a utilisation reading, one replica per reconcile, as kubefed v1 steps.
       const Replicas trulyNeeded = view.need.value_or(limits.min - 1);
       view.minToKeep = std::min(limits.min,
-                                std::max({Replicas{1}, view.preferredFloor, trulyNeeded}));
+                                std::max(std::max(Replicas{1}, view.preferredFloor), trulyNeeded));
     }
+    minHeldIdle |= view.minToKeep < limits.min;
   }
+  return Federation{present, currentMax, preferencesSet, tiered, minHeldIdle};
 }
 
 }  // namespace fedhpa::partitioner

@@ -68,10 +68,19 @@ struct alignas(64) ClusterView {
 // True when some cluster is in a tier other than 0 (burst tiers in use).
 bool tiered(const std::vector<ClusterView>& views);
 
+// What the steps ask of all clusters at once, gathered while their views are written.
+struct Federation {
+  std::size_t present = 0;      // clusters with a local HPA
+  Replicas currentMax = 0;      // Σ of their current local max
+  bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
+  bool tiered = false;          // some cluster is in a tier other than 0
+  bool minHeldIdle = false;     // some cluster's minToKeep is below its min
+};
+
 // One view per cluster, in the order given, written into `views` (its memory is reused); local
 // limits are clamped to 0 <= min <= max first. The views point into the clusters.
-void classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
-              const Policy& policy, TimePoint now, std::vector<ClusterView>& views);
+Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
+                    const Policy& policy, TimePoint now, std::vector<ClusterView>& views);
 std::vector<ClusterView> classify(const FederatedSpec& spec,
                                   const std::vector<ClusterState>& clusters, const Policy& policy,
                                   TimePoint now);

@@ -83,8 +83,36 @@ bool nameLess(std::string_view a, std::string_view b) {
   return order != 0 ? order < 0 : a.size() < b.size();
 }
 
+// Equality needs no order: windows of 8 (or 4) bytes xor-ed, no byte swaps, no branch per
+// window on which one is larger (every plan compares each cluster's name this way).
 bool sameName(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && compareBytes(a.data(), b.data(), a.size()) == 0;
+  const std::size_t length = a.size();
+  if (length != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  const auto differ8 = [](const char* p, const char* q) {
+    std::uint64_t u, v;
+    std::memcpy(&u, p, 8);
+    std::memcpy(&v, q, 8);
+    return u ^ v;
+  };
+  if (length >= 8) {  // the first 8 and the last 8 (overlapping up to 16), then any between
+    std::uint64_t differs = differ8(x, y) | differ8(x + length - 8, y + length - 8);
+    for (std::size_t at = 8; at + 8 < length; at += 8) differs |= differ8(x + at, y + at);
+    return differs == 0;
+  }
+  if (length >= 4) {
+    std::uint32_t u0, v0, u1, v1;
+    std::memcpy(&u0, x, 4);
+    std::memcpy(&v0, y, 4);
+    std::memcpy(&u1, x + length - 4, 4);
+    std::memcpy(&v1, y + length - 4, 4);
+    return ((u0 ^ v0) | (u1 ^ v1)) == 0;
+  }
+  for (std::size_t k = 0; k < length; ++k) {
+    if (x[k] != y[k]) return false;
+  }
+  return true;
 }
 
 // The clusters in name order, without the last plan's help. Names in a federation tend to share
@@ -160,12 +188,16 @@ bool sortByName(const std::vector<ClusterState>& clusters, Workspace::State& ws)
   const std::size_t n = clusters.size();
   order.resize(n);
   if (ws.keyedStrict && ws.keyed.size() == n && last.size() == n) {
+    const Workspace::State::Keyed* const keyed = ws.keyed.data();
+    const ClusterPlan* const lastPlan = last.data();
+    const ClusterState** const ordered = order.data();
     std::size_t i = 0;
-    while (i < n && sameName(clusters[ws.keyed[i].index].name, last[i].name)) ++i;
-    if (i == n) {
-      for (i = 0; i < n; ++i) order[i] = &clusters[ws.keyed[i].index];
-      return true;
+    for (; i < n; ++i) {
+      const ClusterState& cluster = clusters[keyed[i].index];
+      if (!sameName(cluster.name, lastPlan[i].name)) break;
+      ordered[i] = &cluster;
     }
+    if (i == n) return true;
   }
   sortAfresh(clusters, ws);
   const auto alike = [](const ClusterState* a, const ClusterState* b) { return !nameLess(a->name, b->name); };
@@ -212,9 +244,9 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
 
   const bool namesAsLastPlan = sortByName(input, ws);
   const std::vector<ClusterView>& views = ws.views;
-  classify(spec, ws.order, policy, now, ws.views);
+  const Federation federation = classify(spec, ws.order, policy, now, ws.views);
   Schedule& schedule = ws.schedule;
-  schedule.reset(views);
+  schedule.reset(views, federation);
   if (policy.kind == Policy::Kind::Legacy) {
     scheduleLegacy(schedule, spec, views);
   } else {
@@ -225,38 +257,51 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   // The causes and transfers change places with the previous plan's (no copy): a move names its
   // cluster's slots in them.
   plan.federated = spec.limits;
-  plan.clusters.resize(views.size());
+  const std::size_t n = views.size();
+  plan.clusters.resize(n);
   plan.causes.swap(schedule.causes);
   plan.transfers.swap(schedule.transfers);
+  // The arrays read and written per cluster, held in registers across the calls below (through
+  // the vectors, each access reloaded their data pointers).
+  const ClusterView* const view = views.data();
+  const Limits* const placement = schedule.limits.data();
+  const std::uint8_t* const causeCount = schedule.causeCount.data();
+  const Cause* const causes = plan.causes.data();
+  ClusterPlan* const clusterPlan = plan.clusters.data();
+  Move* move = plan.moves.data();                    // refreshed when the moves grow
+  std::uint32_t* moveName = ws.moveNames.data();
+  std::size_t movesHeld = plan.moves.size();
+  const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
   std::size_t moves = 0;
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    const Limits& after = schedule.limits[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits after = placement[i];
     const bool placed = after.max > 0;
-    const ClusterView& view = views[i];
     // The same federation replans under the same names: written only when they changed.
-    ClusterPlan& cluster = plan.clusters[i];
-    if (!namesAsLastPlan && !sameName(cluster.name, view.name)) cluster.name.assign(view.name);
+    ClusterPlan& cluster = clusterPlan[i];
+    if (!namesAsLastPlan && !sameName(cluster.name, view[i].name)) cluster.name.assign(view[i].name);
     writeLimits(cluster.limits, placed, after);
-    if (view.present == placed && (!placed || view.limits == after)) continue;
-    if (moves == plan.moves.size()) {
+    if (view[i].present == placed && (!placed || view[i].limits == after)) continue;
+    if (moves == movesHeld) {
       plan.moves.emplace_back();
       ws.moveNames.push_back(Workspace::State::kNoCluster);
+      move = plan.moves.data();
+      moveName = ws.moveNames.data();
+      movesHeld = plan.moves.size();
     }
     // A move that held this cluster's name in the last plan holds it still when the names are
     // the last plan's.
-    const bool nameHeld = namesAsLastPlan && ws.moveNames[moves] == i;
-    Move& move = plan.moves[moves];
-    if (!nameHeld && !sameName(move.cluster, view.name)) move.cluster.assign(view.name);
-    ws.moveNames[moves++] = static_cast<std::uint32_t>(i);
-    writeLimits(move.before, view.present, view.limits);
-    writeLimits(move.after, placed, after);
-    move.note.clear();
-    move.firstCause = i * Schedule::kMaxCauses;
-    move.causeCount = schedule.causeCount[i];
-    const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
-    const Cause* causes = plan.causes.data() + move.firstCause;
-    if (view.present && std::any_of(causes, causes + move.causeCount, quotesUsage)) {
-      view.recordUsage(spec.targetCPUUtilizationPercent, move.usage);
+    const bool nameHeld = namesAsLastPlan && moveName[moves] == i;
+    Move& m = move[moves];
+    if (!nameHeld && !sameName(m.cluster, view[i].name)) m.cluster.assign(view[i].name);
+    moveName[moves++] = static_cast<std::uint32_t>(i);
+    writeLimits(m.before, view[i].present, view[i].limits);
+    writeLimits(m.after, placed, after);
+    m.note.clear();
+    const std::size_t first = i * Schedule::kMaxCauses;
+    m.firstCause = first;
+    m.causeCount = causeCount[i];
+    if (view[i].present && std::any_of(causes + first, causes + first + causeCount[i], quotesUsage)) {
+      view[i].recordUsage(spec.targetCPUUtilizationPercent, m.usage);
     }
   }
   plan.moves.resize(moves);

@@ -32,36 +32,31 @@ struct Schedule {
   bool fairKnown = false;
   // The steps' working arrays; kept with the schedule so that the next plan reuses them.
   Scratch scratch;
-  // What the steps ask of all clusters at once, read once per plan.
+  // What the steps ask of all clusters at once (classify gathers it as it writes the views).
   bool tiered = false;       // some cluster is in a tier other than 0
   bool allPresent = false;   // every cluster has a local HPA
   bool nonePresent = false;  // none has: the first placement of a federated HPA
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
+  Replicas currentMax = 0;      // Σ of the current local max
+  bool minHeldIdle = false;     // some cluster holds min it does not use (ClusterView::minToKeep)
 
   // Starts a plan from the current limits.
-  void reset(const std::vector<ClusterView>& views) {
+  void reset(const std::vector<ClusterView>& views, const Federation& federation) {
     const std::size_t n = views.size();
     limits.resize(n);
-    std::size_t present = 0;
-    bool preferences = false;
-    bool tiers = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      const ClusterView& view = views[i];
-      limits[i] = view.limits;
-      present += view.present;
-      preferences |= (view.weight != 1) | (view.preferredFloor != 0) | (view.preferredCap != kNoCap) |
-                     (view.tier != 0);
-      tiers |= view.tier != 0;
-    }
-    preferencesSet = preferences;
-    tiered = tiers;
-    allPresent = present == views.size();
-    nonePresent = present == 0;
-    causes.resize(views.size() * kMaxCauses);  // slots are written before they are read
-    causeCount.assign(views.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) limits[i] = views[i].limits;
+    currentMax = federation.currentMax;
+    preferencesSet = federation.preferencesSet;
+    tiered = federation.tiered;
+    minHeldIdle = federation.minHeldIdle;
+    allPresent = federation.present == n;
+    nonePresent = federation.present == 0;
+    causes.resize(n * kMaxCauses);  // slots are written before they are read
+    causeCount.assign(n, 0);
     transfers.clear();
     noteCount = 0;
     fairKnown = false;
+    scratch.reset();
   }
 
   Scratch::Array maxes() {

@@ -20,11 +20,15 @@ enum class TieOrder { LowerIndexFirst, HigherIndexFirst };
 // a few of them, nothing to do when they are in order already (every cluster stops at the same level), one counting pass when
 // they span fewer values than four per element (small replica counts), a comparison sort
 // otherwise. Either way O(n log n) at most, whatever the numbers.
-void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>::iterator last,
-                    Scratch& scratch) {
+void sortDescending(Replicas* first, Replicas* last, Scratch& scratch) {
   const auto count = static_cast<Replicas>(last - first);
-  if (count < 32) {  // a few clusters: insertion sort, no pass to see whether it is needed
-    std::sort(first, last, std::greater<>());
+  if (count < 32) {  // a few clusters: insertion sort, inline (std::sort's setup costs more)
+    for (Replicas* next = first + (count > 0 ? 1 : 0); next < last; ++next) {
+      const Replicas value = *next;
+      Replicas* at = next;
+      for (; at != first && *(at - 1) < value; --at) *at = *(at - 1);
+      *at = value;
+    }
     return;
   }
   if (std::is_sorted(first, last, std::greater<>())) return;
@@ -35,8 +39,7 @@ void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>
     std::sort(first, last, std::greater<>());
     return;
   }
-  Scratch::Array countsArray = scratch.zeros(static_cast<std::size_t>(span) + 1);
-  std::vector<Replicas>& counts = countsArray;
+  Scratch::Array counts = scratch.zeros(static_cast<std::size_t>(span) + 1);
   for (auto it = first; it != last; ++it) ++counts[static_cast<std::size_t>(*it - lowest)];
   auto out = first;
   for (std::size_t v = counts.size(); v-- > 0;) {
@@ -47,8 +50,9 @@ void sortDescending(std::vector<Replicas>::iterator first, std::vector<Replicas>
 // The sign and the tie order are template arguments: known when compiled, they cost nothing in the
 // passes over the clusters.
 template <Replicas sign, TieOrder ties>
-Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
+Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas> floors,
                            Replicas amount, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
@@ -61,12 +65,14 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   bool sameStop = true;
   Replicas start = 0;
   Replicas stop = 0;
+  std::size_t firstGiver = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (value(i) <= floorOf(i)) continue;
     available += value(i) - floorOf(i);
     if (givers++ == 0) {
       start = value(i);
       stop = floorOf(i);
+      firstGiver = i;
     }
     sameStart = sameStart && value(i) == start;
     sameStop = sameStop && floorOf(i) == stop;
@@ -75,6 +81,10 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
   if (available <= amount) {
     for (std::size_t i = 0; i < n; ++i) values[i] = sign * std::min(value(i), floorOf(i));
     return available;
+  }
+  if (givers == 1) {  // it gives all of `amount` and stays above its floor: no pass to find it
+    values[firstGiver] = sign * (start - amount);
+    return amount;
   }
 
   // `active` counts clusters (it fits 64 bits); only a step's cost needs 128.
@@ -90,19 +100,17 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
     // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come
     // first: when every giving cluster starts at the same value (levelUp from zero, the common
     // case), they are already in order above every stop, and only the stops are sorted.
-    Scratch::Array events = scratch.overwritten(2 * givers);
-    std::vector<Replicas>& packed = events;
+    Scratch::Array packed = scratch.overwritten(2 * givers);
     for (std::size_t i = 0, k = 0; i < n; ++i) {
       if (value(i) > floorOf(i)) {
         packed[k] = 2 * value(i) + 1;
         packed[givers + k++] = 2 * floorOf(i);
       }
     }
-    sortDescending(packed.begin() + (sameStart ? static_cast<std::ptrdiff_t>(givers) : 0),
-                   packed.end(), scratch);
+    sortDescending(packed.data() + (sameStart ? givers : 0), packed.data() + packed.size(), scratch);
     const auto levelOf = [](Replicas event) { return event >> 1; };  // floor(event / 2)
     const auto deltaOf = [](Replicas event) { return (event & 1) != 0 ? 1 : -1; };
-    level = levelOf(packed.front());
+    level = levelOf(packed[0]);
     active = 0;
     for (std::size_t e = 0; e < packed.size();) {
       const Replicas next = levelOf(packed[e]);
@@ -142,11 +150,11 @@ Replicas lowerHighestFirst(std::vector<Replicas>& values, const std::vector<Repl
 }  // namespace
 
 
-void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
-                    const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
-                    Scratch& scratch) {
+void spreadWeighted(Replicas total, std::span<const Replicas> weights,
+                    std::span<const Replicas> caps, std::span<Replicas> shares, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = weights.size();
-  shares.assign(n, 0);
+  std::fill(shares.begin(), shares.end(), 0);
   if (n == 0 || total <= 0) return;
 
   // Equal weights and no cap that could bind (the common case: no preferences): total / n
@@ -162,15 +170,15 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
   Scratch::Array w = scratch.copy(weights);
   if (std::all_of(weights.begin(), weights.end(), [](Replicas x) { return x <= 0; })) {
-    w.get().assign(n, 1);
+    std::fill(w.begin(), w.end(), 1);
   }
 
   // Water-filling: clusters whose cap is below their proportional share get their cap, in order
   // of cap per weight; the rest share what is left in proportion.
   Scratch::Array order = scratch.overwritten(n);
-  std::iota(order.get().begin(), order.get().end(), Replicas{0});
+  std::iota(order.begin(), order.end(), Replicas{0});
   const auto at = [](Replicas index) { return static_cast<std::size_t>(index); };
-  std::sort(order.get().begin(), order.get().end(), [&](Replicas ia, Replicas ib) {
+  std::sort(order.begin(), order.end(), [&](Replicas ia, Replicas ib) {
     const std::size_t a = at(ia), b = at(ib);
     if (w[a] <= 0 || w[b] <= 0) return w[a] > w[b];  // zero weights last
     const Wide lhs = static_cast<Wide>(caps[a]) * w[b];
@@ -193,15 +201,17 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
 
   // Largest remainder over the uncapped clusters (the remainder is recomputed where compared:
   // cheaper than a second array of 128-bit numbers).
-  Scratch::Array fractions = scratch.zeros(0);
+  Scratch::Array fractions = scratch.overwritten(n);
+  std::size_t uncapped = 0;
   Replicas given = 0;
   for (std::size_t k = firstUncapped; k < n; ++k) {
     const std::size_t i = at(order[k]);
     if (w[i] <= 0) continue;
     shares[i] = static_cast<Replicas>(static_cast<Wide>(remaining) * w[i] / weightLeft);
     given += shares[i];
-    fractions.get().push_back(static_cast<Replicas>(i));
+    fractions[uncapped++] = static_cast<Replicas>(i);
   }
+  fractions = fractions.first(uncapped);
   const Replicas extra = remaining - given;
   if (extra == 0) return;
   const auto remainder = [&](Replicas i) { return static_cast<Wide>(remaining) * w[at(i)] % weightLeft; };
@@ -209,22 +219,21 @@ void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
     const Wide ra = remainder(a), rb = remainder(b);
     return ra != rb ? ra > rb : a < b;
   };
-  std::vector<Replicas>& f = fractions;
-  std::nth_element(f.begin(), f.begin() + (extra - 1), f.end(), byRemainder);
-  for (Replicas k = 0; k < extra; ++k) shares[at(f[at(k)])] += 1;
+  std::nth_element(fractions.begin(), fractions.begin() + (extra - 1), fractions.end(), byRemainder);
+  for (Replicas k = 0; k < extra; ++k) shares[at(fractions[at(k)])] += 1;
 }
 
-Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                   Replicas amount, Scratch& scratch) {
+Replicas levelDown(std::span<Replicas> values, std::span<const Replicas> floors, Replicas amount,
+                   Scratch& scratch) {
   return lowerHighestFirst<+1, TieOrder::HigherIndexFirst>(values, floors, amount, scratch);
 }
 
-Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
-                 Replicas amount, Scratch& scratch) {
+Replicas levelUp(std::span<Replicas> values, std::span<const Replicas> caps, Replicas amount,
+                 Scratch& scratch) {
   return lowerHighestFirst<-1, TieOrder::LowerIndexFirst>(values, caps, amount, scratch);
 }
 
-void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+void pairTransfers(std::span<const Replicas> takes, std::span<const Replicas> gives,
                    std::vector<Transfer>& transfers) {
   pairTransfers(takes, gives, transfers, [](std::size_t) {});
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "partitioner/scratch.h"
@@ -14,32 +15,31 @@ namespace fedhpa::partitioner {
 
 // Splits `total` in proportion to `weights` (largest remainder; the remainder goes to the
 // largest fractional parts, ties to the lower index), never giving index i more than caps[i].
-// Writes the shares into `shares`; their sum is min(total, sum of caps). All-zero weights count
+// Writes the shares into `shares` (as many as weights); their sum is min(total, sum of caps). All-zero weights count
 // as equal. `scratch` lends the working arrays (here and below).
-void spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
-                    const std::vector<Replicas>& caps, std::vector<Replicas>& shares,
-                    Scratch& scratch);
+void spreadWeighted(Replicas total, std::span<const Replicas> weights,
+                    std::span<const Replicas> caps, std::span<Replicas> shares, Scratch& scratch);
 
 // Lowers values by `amount` in total, always taking from the currently highest value first
 // (ties: the higher index gives first), never below floors[i]. Returns what was taken.
-Replicas levelDown(std::vector<Replicas>& values, const std::vector<Replicas>& floors,
-                   Replicas amount, Scratch& scratch);
+Replicas levelDown(std::span<Replicas> values, std::span<const Replicas> floors, Replicas amount,
+                   Scratch& scratch);
 
 // Raises values by `amount` in total, always giving to the currently lowest value first
 // (ties: the lower index receives first), never above caps[i]. Returns what was given.
-Replicas levelUp(std::vector<Replicas>& values, const std::vector<Replicas>& caps,
-                 Replicas amount, Scratch& scratch);
+Replicas levelUp(std::span<Replicas> values, std::span<const Replicas> caps, Replicas amount,
+                 Scratch& scratch);
 
 // Replicas moved from donors to receivers, paired for the reasons only (the amounts per cluster
 // are decided elsewhere): takes[i] left cluster i, gives[j] arrived at cluster j. Appended to
 // `transfers` in one sweep of both in index order, so each cluster's transfers on either side
 // are consecutive.
-void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+void pairTransfers(std::span<const Replicas> takes, std::span<const Replicas> gives,
                    std::vector<Transfer>& transfers);
 // The same, calling onPair(k) as transfers[k] is appended (a caller records what the pairs mean
 // in the same sweep).
 template <typename OnPair>
-void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replicas>& gives,
+void pairTransfers(std::span<const Replicas> takes, std::span<const Replicas> gives,
                    std::vector<Transfer>& transfers, OnPair&& onPair) {
   std::size_t from = 0;
   std::size_t to = 0;
@@ -64,7 +64,7 @@ void pairTransfers(const std::vector<Replicas>& takes, const std::vector<Replica
 
 // Inline, with four running sums: steps sum their arrays a dozen times per plan, and one add per
 // element then does not wait for the one before.
-inline Replicas sum(const std::vector<Replicas>& values) {
+inline Replicas sum(std::span<const Replicas> values) {
   const Replicas* at = values.data();
   const Replicas* const end = at + values.size();
   Replicas partial[4] = {0, 0, 0, 0};

@@ -9,15 +9,15 @@
 namespace fedhpa::partitioner {
 namespace {
 
-
-// Records a cause of `kind` (the limits before and after) for every cluster the step changed.
-// `before` holds each cluster's max then, at n + i, its min, as they were before the step.
-void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cause::Kind kind,
+// Records a cause of `kind` (the limits before and after) for every cluster the first step
+// changed: before it, each cluster's limits were its current ones (Schedule::reset), so the
+// views hold them and no copy is kept.
+void explainChanges(Schedule& schedule, const std::vector<ClusterView>& views, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Limits& now = schedule.limits[i];
-    const Limits then{before[n + i], before[i]};
+    const Limits then = views[i].limits;
     if (now == then) continue;
     Cause& cause = schedule.because(i, kind);
     cause.federated = federated;
@@ -27,8 +27,8 @@ void explainChanges(Schedule& schedule, const std::vector<Replicas>& before, Cau
 }
 
 // The amount each cluster lost between two vectors.
-Scratch::Array difference(Scratch& scratch, const std::vector<Replicas>& from,
-                          const std::vector<Replicas>& to) {
+Scratch::Array difference(Scratch& scratch, std::span<const Replicas> from,
+                          std::span<const Replicas> to) {
   Scratch::Array d = scratch.overwritten(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
   return d;
@@ -43,19 +43,17 @@ struct Exchange {
   Replicas amount = 0;
 };
 // `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
-// all of it.
+// all of it. `spare` and `wanted` are their sums (the callers add them up as they write them).
+// The arrays returned are leased under the caller's Scratch::Mark.
 std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
-                                 const std::vector<Replicas>& wants) {
+                                 std::span<const Replicas> wants, Replicas spare, Replicas wanted) {
   const std::size_t n = spares.size();
-  const Replicas spare = sum(spares);
-  if (spare == 0) return std::nullopt;
-  const Replicas wanted = sum(wants);
-  if (wanted == 0) return std::nullopt;
+  if (spare == 0 || wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
-  if (spare == wanted) return Exchange{std::move(spares), scratch.copy(wants), spare};
+  if (spare == wanted) return Exchange{spares, scratch.copy(wants), spare};
   if (spare < wanted) {
-    Exchange result{std::move(spares), scratch.zeros(n), spare};
+    Exchange result{spares, scratch.zeros(n), spare};
     levelUp(result.received, wants, spare, scratch);
     return result;
   }
@@ -67,34 +65,35 @@ std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
 
 // The tiers in use, ascending.
 Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) {
-  Scratch::Array tiers = scratch.zeros(0);
-  std::vector<Replicas>& t = tiers;
-  for (const ClusterView& v : views) t.push_back(v.tier);
-  std::sort(t.begin(), t.end());
-  t.erase(std::unique(t.begin(), t.end()), t.end());
-  return tiers;
+  const Scratch::Array tiers = scratch.overwritten(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) tiers[i] = views[i].tier;
+  std::sort(tiers.begin(), tiers.end());
+  return tiers.first(static_cast<std::size_t>(std::unique(tiers.begin(), tiers.end()) - tiers.begin()));
 }
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first. Without tiers, exchange().
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                                        Scratch::Array spares,
-                                       const std::vector<Replicas>& wants) {
+                                       std::span<const Replicas> wants, Replicas spare,
+                                       Replicas wanted) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, std::move(spares), wants);
+  if (!schedule.tiered) return exchange(scratch, spares, wants, spare, wanted);
   const std::size_t n = views.size();
-  const Scratch::Array tiersArray = tiersOf(scratch, views);
-  const std::vector<Replicas>& tiers = tiersArray;
+  const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
   Scratch::Array spareLeft = scratch.copy(spares);
   Scratch::Array tierWants = scratch.overwritten(n), tierSpares = scratch.overwritten(n);
   for (const Replicas receiverTier : tiers) {
     for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
-    for (auto donorTier = tiers.rbegin(); donorTier != tiers.rend(); ++donorTier) {
+    for (std::size_t t = tiers.size(); t-- > 0;) {
+      const Replicas donorTier = tiers[t];
       for (std::size_t i = 0; i < n; ++i) {
-        tierSpares[i] = views[i].tier == *donorTier ? spareLeft[i] : 0;
+        tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
       }
-      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants);
+      const Scratch::Mark mark(scratch);  // this pair of tiers' exchange is added up below
+      const std::optional<Exchange> ex =
+          exchange(scratch, scratch.copy(tierSpares), tierWants, sum(tierSpares), sum(tierWants));
       if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
         total.given[i] += ex->given[i];
@@ -152,10 +151,11 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
   return spares;
 }
 
-void applyMaxDelta(Schedule& schedule, const std::vector<Replicas>& delta, int sign) {
-  for (std::size_t i = 0; i < delta.size(); ++i) {
+// Max taken from each cluster (a min above its new max follows it down).
+void applyMaxTaken(Schedule& schedule, std::span<const Replicas> taken) {
+  for (std::size_t i = 0; i < taken.size(); ++i) {
     Limits& l = schedule.limits[i];
-    l.max += sign * delta[i];
+    l.max -= taken[i];
     l.min = std::min(l.min, l.max);
   }
 }
@@ -173,6 +173,7 @@ void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
 
 void fairShares(const std::vector<ClusterView>& views, Replicas total,
                 std::vector<Replicas>& shares, Scratch& scratch) {
+  const Scratch::Mark mark(scratch);
   const std::size_t n = views.size();
   Scratch::Array floors = scratch.overwritten(n), caps = scratch.overwritten(n),
                  weights = scratch.overwritten(n);
@@ -180,10 +181,11 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
     floors[i] = views[i].preferredFloor;
     weights[i] = views[i].weight;
   }
-  if (sum(floors) > total) floors.get().assign(n, 0);  // the floors cannot all hold: by weight
+  if (sum(floors) > total) std::fill(floors.begin(), floors.end(), 0);  // the floors cannot all hold: by weight
   for (std::size_t i = 0; i < n; ++i) caps[i] = std::max<Replicas>(0, views[i].preferredCap - floors[i]);
 
   if (!tiered(views)) {
+    shares.resize(n);
     spreadWeighted(total - sum(floors), weights, caps, shares, scratch);
   } else {
     // Burst tiers: the lowest tier up to its caps first, what is left to the next tier.
@@ -192,7 +194,7 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
     Scratch::Array tierCaps = scratch.zeros(n), tierWeights = scratch.zeros(n),
                    tierShares = scratch.zeros(n);
     const Scratch::Array tiers = tiersOf(scratch, views);
-    for (const Replicas tier : tiers.get()) {
+    for (const Replicas tier : tiers) {
       for (std::size_t i = 0; i < n; ++i) {
         tierCaps[i] = views[i].tier == tier ? caps[i] : 0;
         tierWeights[i] = views[i].tier == tier ? weights[i] : 0;
@@ -234,7 +236,7 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
     if (shares[i] > 0) {
       Cause& cause = schedule.because(i, Cause::Kind::InitialSpread);
       cause.federated = spec.limits.max;
-      cause.after = schedule.limits[i];
+      cause.after = {0, shares[i]};
     }
   }
 }
@@ -252,15 +254,14 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   if (!schedule.tiered) {
     excess -= levelDown(left, scratch.zeros(n), excess, scratch);
   } else {
-    const Scratch::Array tiersArray = tiersOf(scratch, views);
-    const std::vector<Replicas>& tiers = tiersArray;
+    const Scratch::Array tiers = tiersOf(scratch, views);
     Scratch::Array floors = scratch.zeros(n);
-    for (auto tier = tiers.rbegin(); tier != tiers.rend() && excess > 0; ++tier) {
-      for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == *tier ? 0 : left[i];
+    for (std::size_t t = tiers.size(); t-- > 0 && excess > 0;) {
+      for (std::size_t i = 0; i < n; ++i) floors[i] = views[i].tier == tiers[t] ? 0 : left[i];
       excess -= levelDown(left, floors, excess, scratch);
     }
   }
-  applyMaxDelta(schedule, difference(scratch, spares, left), -1);
+  applyMaxTaken(schedule, difference(scratch, spares, left));
 
   // 2. the largest local max first, keeping preference floors; 3. the same, down to 1.
   Scratch::Array maxes = schedule.maxes();
@@ -278,11 +279,12 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
   // 4. fewer replicas than clusters: drop the least busy, the last by name first.
   if (excess <= 0) return;
-  Scratch::Array holdersArray = scratch.zeros(0);
-  std::vector<Replicas>& holders = holdersArray;
+  Scratch::Array holders = scratch.overwritten(n);
+  std::size_t holding = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (schedule.limits[i].max > 0) holders.push_back(static_cast<Replicas>(i));
+    if (schedule.limits[i].max > 0) holders[holding++] = static_cast<Replicas>(i);
   }
+  holders = holders.first(holding);
   std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
     const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
     const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
@@ -294,7 +296,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 }
 
 // A larger federated max: saturated clusters first, then clusters without an HPA, then the
-// lowest local max.
+// lowest local max. Writes each cluster's max and why it changed in one pass at the end.
 void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas federated,
               Replicas deficit) {
   const std::size_t n = views.size();
@@ -314,40 +316,46 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
   }
-  applyMaxDelta(schedule, received, +1);
-  if (deficit <= 0) return;
-  // 3. the lowest local max first, within preference caps; 4. caps or not.
-  Scratch::Array maxes = schedule.maxes();
-  Scratch::Array caps = scratch.overwritten(n);
-  for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
-  deficit -= levelUp(maxes, caps, deficit, scratch);
+  // What each cluster holds then: its max before (this is the first step: its current max) and
+  // what it received.
+  const Scratch::Array maxes = received;
+  for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
   if (deficit > 0) {
-    schedule.addNote(Note::Kind::CapsExceeded);
-    levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
+    // 3. the lowest local max first, within preference caps; 4. caps or not.
+    Scratch::Array caps = scratch.overwritten(n);
+    for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
+    deficit -= levelUp(maxes, caps, deficit, scratch);
+    if (deficit > 0) {
+      schedule.addNote(Note::Kind::CapsExceeded);
+      levelUp(maxes, scratch.filled(n, kNoCap), deficit, scratch);
+    }
   }
-  for (std::size_t i = 0; i < n; ++i) schedule.limits[i].max = maxes[i];
+  // Written with their causes in one pass (a min is never above the max it had, so raising the
+  // max leaves it as it is).
+  for (std::size_t i = 0; i < n; ++i) {
+    const Limits then = views[i].limits;
+    schedule.limits[i].max = maxes[i];
+    if (maxes[i] == then.max) continue;
+    Cause& cause = schedule.because(i, Cause::Kind::FederatedMaxRaised);
+    cause.federated = federated;
+    cause.before = then;
+    cause.after = {then.min, maxes[i]};
+  }
 }
 
 }  // namespace
 
 void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
                   const FederatedSpec& spec) {
-  Replicas total = 0;
-  for (const Limits& l : schedule.limits) total += l.max;
+  const Replicas total = schedule.currentMax;
   const Replicas federated = spec.limits.max;
   if (total == federated) return;
-  const std::size_t n = views.size();
-  Scratch::Array before = schedule.scratch.overwritten(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    before[i] = schedule.limits[i].max;
-    before[n + i] = schedule.limits[i].min;
-  }
+  const Scratch::Mark mark(schedule.scratch);
   if (total > federated) {
     lowerMax(schedule, views, total - federated);
-    explainChanges(schedule, before, Cause::Kind::FederatedMaxLowered, federated);
+    explainChanges(schedule, views, Cause::Kind::FederatedMaxLowered, federated);
   } else {
     raiseMax(schedule, views, federated, federated - total);
-    explainChanges(schedule, before, Cause::Kind::FederatedMaxRaised, federated);
   }
 }
 
@@ -356,6 +364,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
   const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
+  const Scratch::Mark mark(schedule.scratch);
   // What the new clusters want and the others have spare, in one pass.
   Scratch::Array wants = schedule.scratch.overwritten(n), spares = schedule.scratch.overwritten(n);
   Replicas wanted = 0;
@@ -370,7 +379,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (wanted == 0) return;
 
   const std::optional<Exchange> ex =
-      spare > 0 ? exchangeByTier(schedule, views, std::move(spares), wants) : std::nullopt;
+      spare > 0 ? exchangeByTier(schedule, views, spares, wants, spare, wanted) : std::nullopt;
   if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -393,6 +402,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   // One pass reads what each cluster wants, has spare and could have reclaimed: a donor's
   // reclaimable max after step 1 is what it was less what it gave (its max fell by that), so
   // step 2 needs no second pass over the views. A side with nothing in it skips its exchange.
@@ -417,7 +427,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 
   // 1. max the donors do not use.
   if (spare > 0) {
-    const auto ex = exchangeByTier(schedule, views, std::move(spares), wants);
+    const auto ex = exchangeByTier(schedule, views, spares, wants, spare, wanted);
     if (ex && ex->amount > 0) {
       applyMaxExchange(schedule, *ex);
       explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
@@ -433,7 +443,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
   if (wanted > 0 && toReclaim > 0) {
-    const auto reclaim = exchangeByTier(schedule, views, std::move(reclaimable), wants);
+    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants, toReclaim, wanted);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
       explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
@@ -462,8 +472,11 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
+  // Only min held idle is given, and the steps before only lower a min: none held, none to give.
+  if (!schedule.minHeldIdle) return;
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n);
   Replicas wanted = 0;
   Replicas spare = 0;
@@ -478,7 +491,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (wanted == 0 || spare == 0) return;
 
-  const std::optional<Exchange> ex = exchange(scratch, std::move(spares), wants);
+  const std::optional<Exchange> ex = exchange(scratch, spares, wants, spare, wanted);
   if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex->received[i] - ex->given[i];
@@ -496,6 +509,7 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
     return max > 0 ? std::min(max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
   };
   Scratch& scratch = schedule.scratch;
+  const Scratch::Mark mark(scratch);
   Scratch::Array mins = scratch.overwritten(n);
   Replicas total = 0;
   Replicas aboveFloors = 0;
@@ -525,12 +539,13 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   for (std::size_t i = 0; i < n; ++i) {
     Limits& now = schedule.limits[i];
     const Replicas before = now.min;
+    const Replicas max = now.max;
     now.min = mins[i];
-    if (now.min == before || now.max == 0 || !views[i].present) continue;
+    if (mins[i] == before || max == 0 || !views[i].present) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMin);
     cause.federated = spec.limits.min;
-    cause.before = {before, now.max};
-    cause.after = now;
+    cause.before = {before, max};
+    cause.after = {mins[i], max};
   }
 }
 

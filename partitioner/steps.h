@@ -22,7 +22,8 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
 void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
                      const FederatedSpec& spec);
 
-// Invariant "Σ local max == federated max". A smaller federated max is taken first from max the
+// Invariant "Σ local max == federated max", on the current limits: the first step of a plan
+// (placeWithinSpec). A smaller federated max is taken first from max the
 // clusters do not use, then from the largest local max down, and only then by dropping clusters
 // (the scale-forbidden window does not protect against a smaller spec). A larger one goes first
 // to saturated clusters, then to clusters without an HPA, then to the lowest local max.

@@ -13,7 +13,7 @@ constexpr Replicas kBig = Replicas{1} << 40;
 std::vector<Replicas> spreadWeighted(Replicas total, const std::vector<Replicas>& weights,
                                      const std::vector<Replicas>& caps) {
   Scratch scratch;
-  std::vector<Replicas> shares;
+  std::vector<Replicas> shares(weights.size());
   partitioner::spreadWeighted(total, weights, caps, shares, scratch);
   return shares;
 }
