@@ -213,6 +213,7 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       prober_.probeSoon();
     } else {
       calls_.forget(cluster);
+      reconciler_.forgetMember(cluster);
     }
   }
   replaced.reset();

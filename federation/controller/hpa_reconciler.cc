@@ -463,6 +463,8 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
   context_.federation.update(kHpas, withoutFederationFinalizer(federated));
 }
 
+void HpaReconciler::forgetMember(const std::string& member) { expectations_.forgetMember(member); }
+
 json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
   if (hasFinalizer(federated, kFederationFinalizer)) return federated;
   json updated = federated;

@@ -81,6 +81,9 @@ class HpaReconciler {
   // successful reconcile of the key, its own writes counted in (the watch events that echo them
   // bring nothing new); a periodic resync passes false, for what time alone changes.
   void reconcile(const std::string& key, bool unlessUnchanged = false);
+  // A member left the federation: nothing this controller expected of it counts any more, so a
+  // member that joins again under that name is planned from what its cache shows.
+  void forgetMember(const std::string& member);
   // Whether `object`, delivered by the informer of `source` (a member's name, or "" for the
   // federation), is this controller's own last write of it and nothing more: reconciling for it
   // would plan from what the reconcile that wrote it already planned from.

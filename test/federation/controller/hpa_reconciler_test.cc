@@ -544,6 +544,20 @@ TEST_F(HpaReconcilerTest, TheEventNamesOnlyTheMovesTheMembersGot) {
   EXPECT_EQ(added[0].find("member2 now"), std::string::npos) << added[0];
 }
 
+// A member that leaves before its cache showed fedhpa's writes, and joins again without the copy:
+// what the controller expected of it goes with it, and the copy is placed again at once.
+TEST_F(HpaReconcilerTest, AMemberThatLeftIsPlannedFromItsCacheWhenItComesBack) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  reconcile();  // the copies are written; the member caches have not shown them yet
+  ASSERT_NE(limits(members_[1]), "-");
+  members_[1].api->remove(kHpas, "default", "php-apache", "");  // a fresh cluster under that name
+  reconciler_->forgetMember("member2");
+  refreshCaches();
+  EXPECT_NO_THROW(reconcile()) << "a write planned from an expectation the member no longer meets";
+  EXPECT_NE(limits(members_[1]), "-");
+}
+
 // The safety invariant over random interleavings: members that fail, come back and are released;
 // writes whose answers are lost, and writes a member applies only after their sender gave up on
 // them; caches that lag, or that lose the controller's own create once it has stopped expecting
