@@ -306,8 +306,10 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
   plan.moves.resize(moves);
   ws.moveNames.resize(moves);
+  // The notes change places too (their fields are all set by the step that adds them); the
+  // schedule keeps the previous plan's, whose memory the next plan's notes reuse.
+  plan.notes.swap(schedule.notes);
   plan.notes.resize(schedule.noteCount);
-  for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;
 }
 

@@ -64,11 +64,15 @@ struct Schedule {
     for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
   }
-  // A new note to write into (its fields may hold an earlier plan's values: set them all).
+  // A new note to write into: its kind set, its cluster, count and text cleared (the text keeps
+  // its memory); its usage may hold an earlier plan's values (a SaturatedUnserved note sets it).
   Note& addNote(Note::Kind kind) {
     if (noteCount == notes.size()) notes.emplace_back();
     Note& note = notes[noteCount++];
     note.kind = kind;
+    note.cluster = 0;
+    note.more = 0;
+    note.text.clear();
     return note;
   }
   // Records why cluster i moved.
