@@ -52,7 +52,8 @@ struct Schedule {
     allPresent = federation.present == n;
     nonePresent = federation.present == 0;
     causes.resize(n * kMaxCauses);  // slots are written before they are read
-    causeCount.assign(n, 0);
+    causeCount.resize(n);
+    Scratch::fill(std::span<std::uint8_t>(causeCount), std::uint8_t{0});  // no memset: scratch.h
     transfers.clear();
     noteCount = 0;
     fairKnown = false;

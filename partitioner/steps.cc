@@ -286,8 +286,8 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   }
   holders = holders.first(holding);
   std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
-    const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
-    const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
+    const Replicas ca = views[static_cast<std::size_t>(a)].status->current;
+    const Replicas cb = views[static_cast<std::size_t>(b)].status->current;
     return ca != cb ? ca < cb : a > b;
   });
   for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
@@ -483,7 +483,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
     const Limits& l = schedule.limits[i];
-    wants[i] = v.saturated ? std::max<Replicas>(0, std::min(v.status.current, l.max) - l.min) : 0;
+    wants[i] = v.saturated ? std::max<Replicas>(0, std::min(v.status->current, l.max) - l.min) : 0;
     const bool gives = v.present && v.mayGive && !v.saturated && l.max > 0;
     spares[i] = gives ? std::max<Replicas>(0, l.min - v.minToKeep) : 0;
     wanted += wants[i];
