@@ -153,17 +153,21 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
 
 // Max taken from each cluster (a min above its new max follows it down).
 void applyMaxTaken(Schedule& schedule, std::span<const Replicas> taken) {
+  Limits* const limits = schedule.limits.data();
   for (std::size_t i = 0; i < taken.size(); ++i) {
-    Limits& l = schedule.limits[i];
+    Limits& l = limits[i];
     l.max -= taken[i];
     l.min = std::min(l.min, l.max);
   }
 }
 
-// An exchange of max: donors lose what they gave, receivers gain what they received.
+// An exchange of max: donors lose what they gave, receivers gain what they received. The limits
+// are reached through their data pointer: through the vector, each store to a limit reloaded its
+// bounds.
 void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
-  for (std::size_t i = 0; i < schedule.limits.size(); ++i) {
-    Limits& l = schedule.limits[i];
+  Limits* const limits = schedule.limits.data();
+  for (std::size_t i = 0; i < ex.given.size(); ++i) {
+    Limits& l = limits[i];
     l.max += ex.received[i] - ex.given[i];
     l.min = std::min(l.min, l.max);
   }
