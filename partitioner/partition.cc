@@ -265,7 +265,7 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   // the vectors, each access reloaded their data pointers).
   const ClusterView* const view = views.data();
   const Limits* const placement = schedule.limits.data();
-  const std::uint8_t* const causeCount = schedule.causeCount.data();
+  const std::uint32_t* const causeCount = schedule.causeCount.data();
   const Cause* const causes = plan.causes.data();
   ClusterPlan* const clusterPlan = plan.clusters.data();
   Move* move = plan.moves.data();                    // refreshed when the moves grow

@@ -20,7 +20,8 @@ struct Schedule {
   // move min, fit min).
   static constexpr std::size_t kMaxCauses = 6;
   std::vector<Cause> causes;
-  std::vector<std::uint8_t> causeCount;
+  // Four bytes each, not one: any fill of bytes is a memset, whatever hides the value (scratch.h).
+  std::vector<std::uint32_t> causeCount;
   // What the exchanges moved between clusters; the causes index into it.
   std::vector<Transfer> transfers;
   // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
@@ -53,7 +54,7 @@ struct Schedule {
     nonePresent = federation.present == 0;
     causes.resize(n * kMaxCauses);  // slots are written before they are read
     causeCount.resize(n);
-    Scratch::fill(std::span<std::uint8_t>(causeCount), std::uint8_t{0});  // no memset: scratch.h
+    Scratch::fill(std::span<std::uint32_t>(causeCount), std::uint32_t{0});  // no memset: scratch.h
     transfers.clear();
     noteCount = 0;
     fairKnown = false;
@@ -78,7 +79,7 @@ struct Schedule {
   }
   // Records why cluster i moved.
   Cause& because(std::size_t cluster, Cause::Kind kind) {
-    std::uint8_t& count = causeCount[cluster];
+    std::uint32_t& count = causeCount[cluster];
     // More causes than steps cannot happen; the last slot would be overwritten if it did.
     if (count < kMaxCauses) ++count;
     Cause& cause = causes[cluster * kMaxCauses + count - 1];

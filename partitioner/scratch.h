@@ -60,6 +60,7 @@ class Scratch {
   // is hidden from the compiler, which then writes the loop as it is.
   template <typename T>
   static void fill(std::span<T> values, T value) {
+    static_assert(sizeof(T) > 1, "a fill of bytes becomes memset whatever the value");
     asm("" : "+r"(value));
     for (T& v : values) v = value;
   }

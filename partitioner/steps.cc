@@ -458,7 +458,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
   // cluster that received max in this step has a cause saying so (its last).
   const auto receivedMax = [&](std::size_t i) {
-    const std::uint8_t count = schedule.causeCount[i];
+    const std::uint32_t count = schedule.causeCount[i];
     return count > 0 &&
            schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
   };
