@@ -60,12 +60,12 @@ void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& u
       to.reset();
     }
   };
-  usage.current = status.current;
+  usage.current = status->current;
   usage.max = limits.max;
   write(usage.need, need);
-  write(usage.cpuUtilizationPercent, status.cpuUtilizationPercent);
+  write(usage.cpuUtilizationPercent, status->cpuUtilizationPercent);
   write(usage.cpuTarget, cpuTarget);
-  usage.limitedByMaxReplicas = status.limitedByMaxReplicas.value_or(false);
+  usage.limitedByMaxReplicas = status->limitedByMaxReplicas.value_or(false);
   usage.byMetric = needMetric != nullptr;
   if (needMetric) usage.metric = *needMetric;  // assigned: a reused Usage keeps its name's memory
 }
@@ -116,7 +116,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     if (!cluster.hpa) {
       view.present = false;
       view.limits = {};
-      view.status = {};
+      view.status = &kNoStatus;
       view.pristine = view.inForbiddenWindow = view.saturated = view.mayGive = false;
       view.maxKeptUnderPressure = view.maxInUse = view.minToKeep = 0;
       continue;
@@ -132,7 +132,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     view.limits.max = limits.max;
     ++present;
     currentMax += limits.max;
-    view.status = hpa.status;
+    view.status = &hpa.status;
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =

@@ -20,6 +20,9 @@ inline constexpr Replicas kNoCap = Replicas{1} << 50;
 // without the cluster saturating and asking for the max back (no flapping).
 Replicas reclaimMargin(Replicas need);
 
+// The status of a cluster without a local HPA.
+inline const HpaStatus kNoStatus{};
+
 // The fields every step reads come first and fill the first cache line (the struct starts on
 // one): a pass over a thousand clusters then reads one line per cluster instead of three.
 struct alignas(64) ClusterView {
@@ -45,7 +48,9 @@ struct alignas(64) ClusterView {
   Replicas tier = 0;
 
   std::string_view name;  // points into the input clusters, as needMetric does
-  HpaStatus status;
+  // Its local HPA's status, in the input clusters (kNoStatus when absent): pointed to, not
+  // copied, as the name is.
+  const HpaStatus* status = &kNoStatus;
 
   // Never scaled (no lastScaleTime, desired 0): kubefed v1 lets such an HPA give.
   bool pristine = false;

@@ -17,31 +17,31 @@ std::size_t NameOrder::pick(const std::set<std::size_t>& set, std::size_t receiv
 namespace {
 
 // The predicates of hpa.go, over what the local HPA reports.
-bool isScaleable(const ClusterView& v) { return v.status.lastScaleTime && !v.inForbiddenWindow; }
+bool isScaleable(const ClusterView& v) { return v.status->lastScaleTime && !v.inForbiddenWindow; }
 
 bool maxReplicasReducible(const ClusterView& v) {
   if (v.limits.max - 1 - v.limits.min < 0) return false;
   if (v.pristine) return true;
   if (!isScaleable(v)) return false;
-  return v.status.desired < v.status.current ||
-         (v.status.desired == v.status.current && v.status.desired < v.limits.max);
+  return v.status->desired < v.status->current ||
+         (v.status->desired == v.status->current && v.status->desired < v.limits.max);
 }
 
 bool minReplicasReducible(const ClusterView& v) {
   if (v.pristine && v.limits.min > 1 && v.limits.min <= v.limits.max) return true;
   if (!isScaleable(v)) return false;
-  return v.limits.min > 1 && v.status.desired == v.status.current &&
-         v.status.current == v.limits.min;
+  return v.limits.min > 1 && v.status->desired == v.status->current &&
+         v.status->current == v.limits.min;
 }
 
 bool maxReplicasNeeded(const ClusterView& v) {
-  return isScaleable(v) && v.status.current == v.status.desired &&
-         v.status.current == v.limits.max;
+  return isScaleable(v) && v.status->current == v.status->desired &&
+         v.status->current == v.limits.max;
 }
 
 bool minReplicasAdjustable(const ClusterView& v) {
   if (!isScaleable(v) || v.limits.min + 1 > v.limits.max) return false;
-  return v.status.desired > v.limits.min;
+  return v.status->desired > v.limits.min;
 }
 
 struct Nums {

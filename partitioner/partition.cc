@@ -265,7 +265,7 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   // the vectors, each access reloaded their data pointers).
   const ClusterView* const view = views.data();
   const Limits* const placement = schedule.limits.data();
-  const std::uint8_t* const causeCount = schedule.causeCount.data();
+  const std::uint32_t* const causeCount = schedule.causeCount.data();
   const Cause* const causes = plan.causes.data();
   ClusterPlan* const clusterPlan = plan.clusters.data();
   Move* move = plan.moves.data();                    // refreshed when the moves grow
@@ -306,8 +306,10 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
   plan.moves.resize(moves);
   ws.moveNames.resize(moves);
+  // The notes change places too (their fields are all set by the step that adds them); the
+  // schedule keeps the previous plan's, whose memory the next plan's notes reuse.
+  plan.notes.swap(schedule.notes);
   plan.notes.resize(schedule.noteCount);
-  for (std::size_t k = 0; k < schedule.noteCount; ++k) plan.notes[k] = schedule.notes[k];
   return plan;
 }
 

@@ -20,7 +20,8 @@ struct Schedule {
   // move min, fit min).
   static constexpr std::size_t kMaxCauses = 6;
   std::vector<Cause> causes;
-  std::vector<std::uint8_t> causeCount;
+  // Four bytes each, not one: any fill of bytes is a memset, whatever hides the value (scratch.h).
+  std::vector<std::uint32_t> causeCount;
   // What the exchanges moved between clusters; the causes index into it.
   std::vector<Transfer> transfers;
   // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
@@ -52,7 +53,8 @@ struct Schedule {
     allPresent = federation.present == n;
     nonePresent = federation.present == 0;
     causes.resize(n * kMaxCauses);  // slots are written before they are read
-    causeCount.assign(n, 0);
+    causeCount.resize(n);
+    Scratch::fill(std::span<std::uint32_t>(causeCount), std::uint32_t{0});  // no memset: scratch.h
     transfers.clear();
     noteCount = 0;
     fairKnown = false;
@@ -64,16 +66,20 @@ struct Schedule {
     for (std::size_t i = 0; i < limits.size(); ++i) values[i] = limits[i].max;
     return values;
   }
-  // A new note to write into (its fields may hold an earlier plan's values: set them all).
+  // A new note to write into: its kind set, its cluster, count and text cleared (the text keeps
+  // its memory); its usage may hold an earlier plan's values (a SaturatedUnserved note sets it).
   Note& addNote(Note::Kind kind) {
     if (noteCount == notes.size()) notes.emplace_back();
     Note& note = notes[noteCount++];
     note.kind = kind;
+    note.cluster = 0;
+    note.more = 0;
+    note.text.clear();
     return note;
   }
   // Records why cluster i moved.
   Cause& because(std::size_t cluster, Cause::Kind kind) {
-    std::uint8_t& count = causeCount[cluster];
+    std::uint32_t& count = causeCount[cluster];
     // More causes than steps cannot happen; the last slot would be overwritten if it did.
     if (count < kMaxCauses) ++count;
     Cause& cause = causes[cluster * kMaxCauses + count - 1];

@@ -153,17 +153,21 @@ Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& vie
 
 // Max taken from each cluster (a min above its new max follows it down).
 void applyMaxTaken(Schedule& schedule, std::span<const Replicas> taken) {
+  Limits* const limits = schedule.limits.data();
   for (std::size_t i = 0; i < taken.size(); ++i) {
-    Limits& l = schedule.limits[i];
+    Limits& l = limits[i];
     l.max -= taken[i];
     l.min = std::min(l.min, l.max);
   }
 }
 
-// An exchange of max: donors lose what they gave, receivers gain what they received.
+// An exchange of max: donors lose what they gave, receivers gain what they received. The limits
+// are reached through their data pointer: through the vector, each store to a limit reloaded its
+// bounds.
 void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
-  for (std::size_t i = 0; i < schedule.limits.size(); ++i) {
-    Limits& l = schedule.limits[i];
+  Limits* const limits = schedule.limits.data();
+  for (std::size_t i = 0; i < ex.given.size(); ++i) {
+    Limits& l = limits[i];
     l.max += ex.received[i] - ex.given[i];
     l.min = std::min(l.min, l.max);
   }
@@ -286,8 +290,8 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   }
   holders = holders.first(holding);
   std::sort(holders.begin(), holders.end(), [&](Replicas a, Replicas b) {
-    const Replicas ca = views[static_cast<std::size_t>(a)].status.current;
-    const Replicas cb = views[static_cast<std::size_t>(b)].status.current;
+    const Replicas ca = views[static_cast<std::size_t>(a)].status->current;
+    const Replicas cb = views[static_cast<std::size_t>(b)].status->current;
     return ca != cb ? ca < cb : a > b;
   });
   for (std::size_t k = 0; k < holders.size() && excess > 0; ++k, --excess) {
@@ -454,7 +458,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
   // cluster that received max in this step has a cause saying so (its last).
   const auto receivedMax = [&](std::size_t i) {
-    const std::uint8_t count = schedule.causeCount[i];
+    const std::uint32_t count = schedule.causeCount[i];
     return count > 0 &&
            schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
   };
@@ -483,7 +487,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   for (std::size_t i = 0; i < n; ++i) {
     const ClusterView& v = views[i];
     const Limits& l = schedule.limits[i];
-    wants[i] = v.saturated ? std::max<Replicas>(0, std::min(v.status.current, l.max) - l.min) : 0;
+    wants[i] = v.saturated ? std::max<Replicas>(0, std::min(v.status->current, l.max) - l.min) : 0;
     const bool gives = v.present && v.mayGive && !v.saturated && l.max > 0;
     spares[i] = gives ? std::max<Replicas>(0, l.min - v.minToKeep) : 0;
     wanted += wants[i];
