@@ -73,7 +73,9 @@ class EtcdClient {
   EtcdReply call(const std::string& path, const nlohmann::json& body, bool repeatable, bool errorLikely = false);
 
   // POSTs a txn that may be sent more than once: its compare must let at most one of its copies
-  // apply (a create's "absent", an update's mod_revision), and its failure branch read the key back.
+  // apply (a create's "absent", an update's mod_revision). The caller finds out from the key's
+  // current value whether a failed compare was its own earlier copy (an update's failure branch
+  // reads it back; a create, which has none, reads it only then).
   // A try that fails (no answer within writeTryTimeout, a broken connection, a 5xx such as etcd's
   // "leader changed" or "request timed out") goes to the next endpoint, until requestTimeout has
   // passed (then Unavailable). `earlierTryMayHaveApplied` tells the caller that a compare failing
