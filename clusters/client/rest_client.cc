@@ -38,6 +38,85 @@ std::string queryOf(const ListOptions& options, std::initializer_list<std::pair<
 
 bool retryable(int code) { return code == 429 || code >= 500; }
 
+// nlohmann's DOM builder, fed by the parser event by event, that lets the value of every
+// "managedFields" key of a "metadata" object go by without building it.
+class WithoutManagedFields {
+ public:
+  explicit WithoutManagedFields(json& out) : dom_(out, true) {}
+  bool null() { return skipping_ ? skipped() : (value(), dom_.null()); }
+  bool boolean(bool v) { return skipping_ ? skipped() : (value(), dom_.boolean(v)); }
+  bool number_integer(json::number_integer_t v) { return skipping_ ? skipped() : (value(), dom_.number_integer(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return skipping_ ? skipped() : (value(), dom_.number_unsigned(v)); }
+  bool number_float(json::number_float_t v, const std::string& text) { return skipping_ ? skipped() : (value(), dom_.number_float(v, text)); }
+  bool string(std::string& v) { return skipping_ ? skipped() : (value(), dom_.string(v)); }
+  bool binary(json::binary_t& v) { return skipping_ ? skipped() : (value(), dom_.binary(v)); }
+  bool start_object(std::size_t size) {
+    if (skipping_) return opened();
+    inMetadata_.push_back(nextIsMetadata_);
+    nextIsMetadata_ = false;
+    return dom_.start_object(size);
+  }
+  bool key(std::string& key) {
+    if (skipping_) return true;
+    if (inMetadata_.back() && key == "managedFields") {
+      skipping_ = true;
+      skipDepth_ = 0;
+      return true;
+    }
+    nextIsMetadata_ = key == "metadata";
+    return dom_.key(key);
+  }
+  bool end_object() {
+    if (skipping_) return closed();
+    inMetadata_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t size) {
+    if (skipping_) return opened();
+    value();
+    inMetadata_.push_back(false);
+    return dom_.start_array(size);
+  }
+  bool end_array() {
+    if (skipping_) return closed();
+    inMetadata_.pop_back();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
+    return dom_.parse_error(position, token, error);  // throws it
+  }
+
+ private:
+  void value() { nextIsMetadata_ = false; }
+  bool skipped() {  // a scalar: the skipped value itself, or inside it
+    if (skipDepth_ == 0) skipping_ = false;
+    return true;
+  }
+  bool opened() {
+    ++skipDepth_;
+    return true;
+  }
+  bool closed() {
+    if (--skipDepth_ == 0) skipping_ = false;
+    return true;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::vector<bool> inMetadata_;  // per open object or array: is it a "metadata" object
+  bool nextIsMetadata_ = false;   // the key just read is "metadata"
+  bool skipping_ = false;
+  int skipDepth_ = 0;  // objects and arrays open inside the value skipped
+};
+
+// Throws json::parse_error on text that is not JSON.
+json parseJson(const char* begin, const char* end, bool dropManagedFields) {
+  if (!dropManagedFields) return json::parse(begin, end);
+  json out;
+  WithoutManagedFields builder(out);
+  json::sax_parse(begin, end, &builder);
+  return out;
+}
+
 // No connection was made, so nothing was sent. cpprestsdk reports a connect that failed on every
 // resolved endpoint (refused, unreachable) as host_unreachable.
 bool connectFailed(const http::http_exception& error) {
@@ -47,8 +126,8 @@ bool connectFailed(const http::http_exception& error) {
 
 class RestWatchStream : public WatchStream {
  public:
-  RestWatchStream(http::http_response response, pplx::cancellation_token_source cancel)
-      : body_(response.body()), cancel_(std::move(cancel)) {}
+  RestWatchStream(http::http_response response, pplx::cancellation_token_source cancel, bool dropManagedFields)
+      : body_(response.body()), cancel_(std::move(cancel)), dropManagedFields_(dropManagedFields) {}
   ~RestWatchStream() override { cancel(); }
 
   // One event per line. The body is read in whatever pieces have arrived (all that is available,
@@ -72,9 +151,11 @@ class RestWatchStream : public WatchStream {
       const char* end = pending_.data() + newline;
       consumed_ = scanned_ = newline + 1;
       if (end == begin || (end - begin == 1 && *begin == '\r')) continue;
-      json event = json::parse(begin, end, nullptr, false);
-      if (event.is_discarded()) throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(begin, end));
-      return event;
+      try {
+        return parseJson(begin, end, dropManagedFields_);
+      } catch (const json::parse_error&) {
+        throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(begin, end));
+      }
     }
   }
 
@@ -101,6 +182,7 @@ class RestWatchStream : public WatchStream {
 
   concurrency::streams::istream body_;
   pplx::cancellation_token_source cancel_;
+  bool dropManagedFields_;
   std::string pending_;       // received; what is past consumed_ not yet returned
   std::size_t consumed_ = 0;  // returned (or skipped) up to here
   std::size_t scanned_ = 0;   // no newline in pending_ before this
@@ -133,7 +215,7 @@ class RestClient::Impl {
         http::http_response response = client_.request(request(method, pathAndQuery, body, contentType)).get();
         const std::string text = response.extract_utf8string(true).get();
         const int code = response.status_code();
-        if (code < 300) return text.empty() ? json::object() : json::parse(text);
+        if (code < 300) return text.empty() ? json::object() : parseJson(text.data(), text.data() + text.size(), options_.dropManagedFields);
         ClientError error = errorFromStatus(code, text);
         if (!idempotent || !retryable(code) || attempt >= options_.retry.attempts) throw error;
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << " after HTTP " << code;
@@ -162,7 +244,7 @@ class RestClient::Impl {
       throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
     }
     if (response.status_code() >= 300) throw errorFromStatus(response.status_code(), response.extract_utf8string(true).get());
-    return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel));
+    return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel), options_.dropManagedFields);
   }
 
   int probe(const std::string& path) {

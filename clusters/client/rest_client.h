@@ -24,6 +24,11 @@ struct RestClientOptions {
   // As client-go's "<binary>/<version> (<os>/<arch>)": an API server names the field manager of
   // this client's writes after the part before the first '/'.
   std::string userAgent = "fedhpa/v0 (linux)";
+  // Leave metadata.managedFields out of every object read (answers, lists, watch events), as
+  // client-go's informers do with a transform, but before it is built, not after: a controller
+  // never reads them, and they are half of an object's bytes. An update sent without them keeps
+  // the stored ones, so the objects read can be written back as they are.
+  bool dropManagedFields = false;
 };
 
 // The User-Agent of the controller-manager's clients: what it writes, on the federation and on

@@ -82,15 +82,23 @@ std::variant<controller::ControllerOptions, std::string> controllerOptions(const
   return options;
 }
 
+// What every client of the controllers' (federation and members) shares: writes managed by
+// "fedhpa-controller", and objects read without the managedFields nothing in it reads.
+clusters::RestClientOptions controllerClientOptions() {
+  clusters::RestClientOptions options;
+  options.userAgent = clusters::kControllerUserAgent;
+  options.dropManagedFields = true;
+  return options;
+}
+
 clusters::ClientFactory memberClients() {
   return [](const clusters::RestConfig& config) {
-    clusters::RestClientOptions options;
+    clusters::RestClientOptions options = controllerClientOptions();
     // A member is tens or hundreds of milliseconds away; one that has not answered in 5 s is not
     // answering. Failed writes are retried by the work queue, not here, so that a dead member
     // costs a worker one timeout at most, and MemberCalls cuts it off after a few.
     options.requestTimeout = std::chrono::seconds(5);
     options.retry.attempts = 1;
-    options.userAgent = clusters::kControllerUserAgent;
     return std::make_shared<clusters::RestClient>(config, options);
   };
 }
@@ -154,10 +162,9 @@ int runManager(const clusters::RestConfig& federationConfig, controller::Control
   }
   const controller::LeaseTimes times;
   // The election's own client: every call bounded well inside the renew deadline, no retries.
-  clusters::RestClientOptions electionOptions;
+  clusters::RestClientOptions electionOptions = controllerClientOptions();
   electionOptions.requestTimeout = std::chrono::duration_cast<std::chrono::seconds>(times.callTimeout());
   electionOptions.retry.attempts = 1;
-  electionOptions.userAgent = clusters::kControllerUserAgent;
   clusters::RestClient electionClient(federationConfig, electionOptions);
   controller::LeaderElector elector(electionClient, "kube-system", "fedhpa-controller-manager", leaseIdentity(), time, times);
   elector.start([&] { manager.start(); },
@@ -207,9 +214,7 @@ int controllerManagerMain(int argc, char** argv) {
   try {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
     const clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
-    clusters::RestClientOptions federationOptions;
-    federationOptions.userAgent = clusters::kControllerUserAgent;
-    clusters::RestClient federation(federationConfig, federationOptions);
+    clusters::RestClient federation(federationConfig, controllerClientOptions());
     RealTimeSource time;
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
     FEDHPA_LOG(info) << "controller-manager running against context " << context;
@@ -343,9 +348,7 @@ int upMain(int argc, char** argv) {
   clusters::RestConfig federationConfig = adminConfig;
   federationConfig.clientCertPem = controllerIdentity.certificate;
   federationConfig.clientKeyPem = controllerIdentity.privateKey;
-  clusters::RestClientOptions federationOptions;
-  federationOptions.userAgent = clusters::kControllerUserAgent;
-  clusters::RestClient federation(federationConfig, federationOptions);
+  clusters::RestClient federation(federationConfig, controllerClientOptions());
   RealTimeSource time;
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);
   std::cout << "federation up: API " << boost::algorithm::join(federationUrls, ", ") << ", " << members << " members\n"

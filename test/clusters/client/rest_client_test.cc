@@ -127,6 +127,35 @@ TEST_F(RestClientTest, WatchEventsComeOutWholeHoweverTheStreamIsCut) {
   EXPECT_THAT(versions, ::testing::ElementsAre("1", "2", "3")) << "then the end of the stream";
 }
 
+// The controller's clients read objects without metadata.managedFields (answers, list items,
+// watch events), and everything else as sent: a "managedFields" anywhere but in metadata stays,
+// and so does a null or scalar value next to a skipped one.
+TEST_F(RestClientTest, ManagedFieldsAreLeftOutOfWhatIsReadWhenAsked) {
+  const nlohmann::json managed = nlohmann::json::array(
+      {{{"manager", "kubectl"}, {"operation", "Update"}, {"fieldsV1", {{"f:spec", {{"f:maxReplicas", nlohmann::json::object()}}}}}}});
+  const nlohmann::json object = {{"metadata", {{"name", "web"}, {"managedFields", managed}, {"labels", {{"a", "b"}}}}},
+                                 {"spec", {{"managedFields", "mine"}, {"maxReplicas", 4}, {"metrics", {nullptr, 1.5, true}}}}};
+  nlohmann::json without = object;
+  without["metadata"].erase("managedFields");
+  handler_->answers[kHpas.path("default", "web")] = {200, object};
+  handler_->answers[kHpas.path("default")] = {200, {{"metadata", {{"resourceVersion", "7"}}}, {"items", {object, object}}}};
+  handler_->watchChunks = {nlohmann::json{{"type", "ADDED"}, {"object", object}}.dump() + "\n"};
+  startServer();
+  RestClientOptions dropping;
+  dropping.dropManagedFields = true;
+  RestClient client(config(), dropping);
+  EXPECT_EQ(client.get(kHpas, "default", "web"), without);
+  const auto list = client.list(kHpas, "default", {});
+  EXPECT_EQ(list.at("items"), nlohmann::json::array({without, without}));
+  EXPECT_EQ(list.at("metadata").at("resourceVersion"), "7");
+  const auto stream = client.watch(kHpas, "default", "0", {});
+  const auto event = stream->next();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(*event, (nlohmann::json{{"type", "ADDED"}, {"object", without}}));
+  // Without the option, everything as sent.
+  EXPECT_EQ(RestClient(config()).get(kHpas, "default", "web"), object);
+}
+
 TEST_F(RestClientTest, SafeRequestsAreRetriedThroughServerErrors) {
   startServer();
   handler_->answers[kHpas.path("default", "web")] = {200, {{"kind", "HorizontalPodAutoscaler"}}};
