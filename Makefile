@@ -21,7 +21,7 @@ CTEST_FLAGS  ?= --output-on-failure -j $(JOBS)
 
 DEB_PACKAGES := g++ make cmake ninja-build pkg-config \
 	libcpprest-dev libssl-dev libboost-dev libboost-log-dev libboost-program-options-dev \
-	libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libyaml-dev libsqlite3-dev nlohmann-json3-dev \
+	libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libyaml-dev libsqlite3-dev nlohmann-json3-dev libjemalloc-dev \
 	librsvg2-bin python3-kubernetes wrk curl openssl tzdata etcd-server etcd-client haproxy \
 	clang libclang-rt-14-dev
 
