@@ -1,6 +1,7 @@
 #include "federation/apiserver/resource_store.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
@@ -355,13 +356,38 @@ std::pair<storage::KeyValue, json> ResourceStore::readCurrent(const std::string&
   return {std::move(*kv), std::move(object)};
 }
 
+std::optional<std::pair<storage::KeyValue, json>> ResourceStore::readCachedGuess(const std::string& namespaceName,
+                                                                                   const std::string& name) {
+  auto kv = storage_.cachedGuess(key(namespaceName, name));
+  if (!kv) return std::nullopt;
+  json object = StoredObject(*type_, *kv).object();
+  return std::pair{std::move(*kv), std::move(object)};
+}
+
+// The first try starts from the watch cache's copy when there is one, as kube-apiserver's
+// GuaranteedUpdate does with its cachedExistingObject: the write is conditional on that copy's
+// revision, so a copy behind the store costs a try from the store, never a lost write. Whatever
+// short of a write the copy leads to (a refusal, a no-op; a dry run never starts from it) is
+// decided again from the store.
 json ResourceStore::update(const std::string& namespaceName, const std::string& name, const Transform& transform,
                            Subresource subresource, bool dryRun) {
   const auto& names = type_->names();
-  for (int attempt = 0;; ++attempt) {
+  bool mayGuess = !dryRun;
+  for (int conflicts = 0;;) {
     try {
-      const auto [currentKv, current] = readCurrent(namespaceName, name);
-      const json next = prepareUpdate(current, transform(current), subresource);
+      std::optional<std::pair<storage::KeyValue, json>> read;
+      if (std::exchange(mayGuess, false)) read = readCachedGuess(namespaceName, name);
+      const bool guessed = read.has_value();
+      if (!guessed) read = readCurrent(namespaceName, name);
+      const auto& [currentKv, current] = *read;
+      json next;
+      try {
+        next = prepareUpdate(current, transform(current), subresource);
+      } catch (const api::ApiError&) {
+        if (guessed) continue;
+        throw;
+      }
+      if (guessed && next == current) continue;
       return commitUpdate(currentKv, current, next, dryRun);
     } catch (const StorageError& error) {
       // Someone wrote between our read and our write; a proposal without a resourceVersion is
@@ -369,7 +395,7 @@ json ResourceStore::update(const std::string& namespaceName, const std::string& 
       const bool retryable = error.code() == StorageError::Code::Conflict ||
                              error.code() == StorageError::Code::NotFound;
       if (!retryable) throwUnavailable(error);
-      if (attempt + 1 >= kUpdateAttempts) throw api::ApiError::staleResourceVersion(names.groupResource(), name);
+      if (++conflicts >= kUpdateAttempts) throw api::ApiError::staleResourceVersion(names.groupResource(), name);
     }
   }
 }

@@ -122,6 +122,8 @@ class ResourceStore {
   std::string key(const std::string& namespaceName, const std::string& name) const;
   // The stored key-value and its object; 404 when absent.
   std::pair<storage::KeyValue, json> readCurrent(const std::string& namespaceName, const std::string& name);
+  // The watch cache's copy (storage::Storage::cachedGuess), decoded once and shared; nullopt: none.
+  std::optional<std::pair<storage::KeyValue, json>> readCachedGuess(const std::string& namespaceName, const std::string& name);
   std::string encode(const json& object) const;
   void validateOrThrow(const json& object, const json* old) const;
   json prepareUpdate(const json& current, json proposed, Subresource subresource) const;

@@ -246,6 +246,15 @@ bool Cacher::readsOwnWrites(Resource& resource) {
 
 std::optional<KeyValue> Cacher::get(const std::string& key) { return backend_->get(key); }
 
+std::optional<KeyValue> Cacher::cachedGuess(const std::string& key) {
+  Resource* resource = resourceOf(key);
+  if (!resource) return std::nullopt;
+  std::lock_guard lock(resource->mutex);
+  // Behind a write this cacher acknowledged: the guess would likely be stale, and cost a retry.
+  if (!resource->cache || resource->cache->revision() < resource->written) return std::nullopt;
+  return resource->cache->get(key);
+}
+
 ListResult Cacher::list(const ListOptions& options) {
   Resource* resource = resourceOf(options.prefix);
   if (!resource) return backend_->list(options);

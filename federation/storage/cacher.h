@@ -45,6 +45,7 @@ class Cacher final : public Storage {
   ~Cacher() override;
 
   std::optional<KeyValue> get(const std::string& key) override;
+  std::optional<KeyValue> cachedGuess(const std::string& key) override;
   ListResult list(const ListOptions& options) override;
   KeyValue create(const std::string& key, const std::string& value) override;
   KeyValue update(const std::string& key, const std::string& value, Revision expectedModRevision) override;

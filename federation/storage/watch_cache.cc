@@ -91,6 +91,12 @@ void WatchCache::keepSnapshot() {
   forgetOld();
 }
 
+std::optional<KeyValue> WatchCache::get(const std::string& key) const {
+  const auto it = current_.find(key);
+  if (it == current_.end()) return std::nullopt;
+  return *it->second;
+}
+
 std::optional<ListResult> WatchCache::list(const ListOptions& options) {
   const std::string first = firstKey(options);
   if (!options.atRevision || *options.atRevision == revision_) {

@@ -49,6 +49,8 @@ class WatchCache {
   // A list served from memory: the current state (atRevision unset or equal to revision()) or a
   // kept snapshot, O(log n + page). nullopt when neither holds that revision.
   std::optional<ListResult> list(const ListOptions& options);
+  // The current value of one key (with the derived forms lists share); nullopt when absent.
+  std::optional<KeyValue> get(const std::string& key) const;
 
  private:
   using Item = std::shared_ptr<const KeyValue>;

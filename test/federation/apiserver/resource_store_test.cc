@@ -358,5 +358,82 @@ TEST_F(ResourceStoreOverWatchCacheTest, WhatARequestDoesWithItsCopyLeavesTheCach
   EXPECT_EQ(servedAfter, servedBefore);
 }
 
+// A storage whose cache is behind: its guess is the value as it was before the last write.
+class LaggingGuessStorage final : public storage::Storage {
+ public:
+  explicit LaggingGuessStorage(std::unique_ptr<storage::Storage> backend) : backend_(std::move(backend)) {}
+  std::optional<storage::KeyValue> get(const std::string& key) override { return backend_->get(key); }
+  std::optional<storage::KeyValue> cachedGuess(const std::string& key) override {
+    ++guesses;
+    const auto it = stale_.find(key);
+    return it == stale_.end() ? std::nullopt : std::optional(it->second);
+  }
+  storage::ListResult list(const storage::ListOptions& options) override { return backend_->list(options); }
+  storage::KeyValue create(const std::string& key, const std::string& value) override { return backend_->create(key, value); }
+  storage::KeyValue update(const std::string& key, const std::string& value, storage::Revision expected) override {
+    if (auto before = backend_->get(key)) stale_[key] = *before;
+    return backend_->update(key, value, expected);
+  }
+  storage::KeyValue remove(const std::string& key, storage::Revision expected) override { return backend_->remove(key, expected); }
+  std::unique_ptr<storage::Watch> watch(const std::string& prefix, storage::Revision after, storage::WatchCallback onEvent) override {
+    return backend_->watch(prefix, after, std::move(onEvent));
+  }
+  storage::Revision currentRevision() override { return backend_->currentRevision(); }
+  storage::Revision oldestRevision() override { return backend_->oldestRevision(); }
+  int guesses = 0;
+
+ private:
+  std::unique_ptr<storage::Storage> backend_;
+  std::map<std::string, storage::KeyValue> stale_;
+};
+
+// Updates start from the cache's copy; one that is behind the store costs a try from the store,
+// and never loses a write, refuses a current resourceVersion, or answers with an old object.
+TEST(ResourceStoreGuessTest, AStaleCachedCopyNeverDecidesAnUpdate) {
+  LaggingGuessStorage storage(storage::SqliteStorage::openInMemory({}));
+  ResourceStore store(std::make_shared<testing::WidgetType>(), storage);
+  store.create("ns", widget("a", 1), false);
+  const auto setSize = [&](int size, const std::string& resourceVersion) {
+    return store.update("ns", "a", [&](const json& current) {
+      json next = current;
+      next["metadata"]["resourceVersion"] = resourceVersion;
+      next["spec"]["size"] = size;
+      return next;
+    }, Subresource::Main, false);
+  };
+  const json second = setSize(2, "");  // no guess yet: read from the store
+  // The guess now shows size 1 at the first version: a precondition on the current one still holds.
+  const json third = setSize(3, second["metadata"]["resourceVersion"]);
+  EXPECT_EQ(third["spec"]["size"], 3);
+  EXPECT_EQ(storage.guesses, 2);
+  // A write computed from the stale guess would carry size 1's sibling fields; the store's wins.
+  const json labelled = store.update("ns", "a", [](const json& current) {
+    json next = current;
+    next["metadata"]["labels"]["tier"] = "web";
+    return next;
+  }, Subresource::Main, false);
+  EXPECT_EQ(labelled["spec"]["size"], 3) << "built on the stored object, not the cache's older copy";
+  // A stale precondition is still refused, decided by the store.
+  EXPECT_EQ(codeOf([&] { setSize(4, second["metadata"]["resourceVersion"]); }), 409);
+  // The guess (before the label) has no label: removing it is a no-op there, not in the store.
+  const json unlabelled = store.update("ns", "a", [](const json& current) {
+    json next = current;
+    next["metadata"].erase("labels");
+    return next;
+  }, Subresource::Main, false);
+  EXPECT_NE(unlabelled["metadata"]["resourceVersion"], labelled["metadata"]["resourceVersion"]) << "written";
+  const json stored = store.get("ns", "a");
+  EXPECT_EQ(stored["spec"]["size"], 3);
+  EXPECT_FALSE(stored["metadata"].contains("labels"));
+}
+
+TEST_F(ResourceStoreOverWatchCacheTest, UpdatesStartFromTheCachedCopyAndStayCorrect) {
+  store_.create("ns", hpa("a", 50, "web"), false);
+  for (int cpu = 51; cpu <= 60; ++cpu) setCpu("a", cpu);
+  const json stored = store_.get("ns", "a");
+  EXPECT_EQ(stored["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 60);
+  EXPECT_EQ(listServed("v2").at("a"), stored);
+}
+
 }  // namespace
 }  // namespace fedhpa::apiserver
