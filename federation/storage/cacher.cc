@@ -105,6 +105,9 @@ struct Cacher::Resource {
   // The newest revision a write through this cacher was acknowledged at: a list from the cache
   // waits until the cache has reached it, so that this server's clients read their own writes.
   Revision written = 0;
+  // Keys written through this cacher that the cache does not show yet, with the write's revision:
+  // no update starts from the cache's copy of those (cachedGuess).
+  std::map<std::string, Revision> unseenWrites;
   // Lists waiting for the cache to reach a revision, each woken alone when it does (one
   // condition for all would wake every waiting list at every event).
   std::multimap<Revision, std::condition_variable*> listsWaiting;
@@ -164,6 +167,7 @@ void Cacher::start(Resource& resource) {
   {
     std::lock_guard lock(resource.mutex);
     resource.cache.emplace(resource.prefix, listed, options_.limits, time_);
+    std::erase_if(resource.unseenWrites, [&](const auto& entry) { return entry.second <= listed.revision; });
     wakeListsSeen(resource);
     // Watchers of the cache before this list would miss what happened in between: they list again.
     for (auto& watcher : resource.watchers) watcher->close();
@@ -195,6 +199,9 @@ void Cacher::onBackendEvent(Resource& resource, const WatchEvent& event) {
   {
     std::lock_guard lock(resource.mutex);
     const SharedEvent shared = resource.cache->apply(event);
+    if (const auto it = resource.unseenWrites.find(event.kv.key);
+        it != resource.unseenWrites.end() && it->second <= event.kv.modRevision)
+      resource.unseenWrites.erase(it);
     std::erase_if(resource.watchers, [&](const std::shared_ptr<Watcher>& watcher) {
       return event.kv.key.starts_with(watcher->prefix()) && !watcher->enqueue(shared);
     });
@@ -215,6 +222,10 @@ KeyValue Cacher::acknowledged(KeyValue written) {
   if (Resource* resource = resourceOf(written.key)) {
     std::lock_guard lock(resource->mutex);
     resource->written = std::max(resource->written, written.modRevision);
+    if (resource->cache && resource->cache->revision() < written.modRevision) {
+      Revision& unseen = resource->unseenWrites[written.key];
+      unseen = std::max(unseen, written.modRevision);
+    }
   }
   return written;
 }
@@ -250,8 +261,8 @@ std::optional<KeyValue> Cacher::cachedGuess(const std::string& key) {
   Resource* resource = resourceOf(key);
   if (!resource) return std::nullopt;
   std::lock_guard lock(resource->mutex);
-  // Behind a write this cacher acknowledged: the guess would likely be stale, and cost a retry.
-  if (!resource->cache || resource->cache->revision() < resource->written) return std::nullopt;
+  // Behind a write of this key acknowledged here: the copy is stale, and would cost a retry.
+  if (!resource->cache || resource->unseenWrites.count(key)) return std::nullopt;
   return resource->cache->get(key);
 }
 

@@ -237,6 +237,30 @@ TEST_F(CacherTest, AWriteAnswersBeforeTheCacheShowsItAndTheNextListWaitsForIt) {
   EXPECT_EQ(backendLists_, listsBefore) << "from the cache";
 }
 
+// The cache's copy is offered as a first guess for a conditional write only while the cache
+// shows the last write of that key made through it: never a copy older than such a write.
+TEST_F(CacherTest, TheCachedGuessOfAKeyWaitsForTheKeysOwnWrites) {
+  auto cacher = makeCacher();
+  EXPECT_FALSE(cacher->cachedGuess("/other/a")) << "a key outside every cached prefix";
+  const KeyValue first = cacher->create("/r/a", "v1");
+  cacher->create("/r/b", "w1");
+  cacher->list({"/r/", {}, {}, ""});  // the cache has reached both
+  ASSERT_TRUE(cacher->cachedGuess("/r/a"));
+  EXPECT_EQ(cacher->cachedGuess("/r/a")->value, "v1");
+  EXPECT_FALSE(cacher->cachedGuess("/r/missing"));
+  backend_->holdEvents();
+  const KeyValue second = cacher->update("/r/a", "v2", first.modRevision);
+  EXPECT_FALSE(cacher->cachedGuess("/r/a")) << "the cache still shows v1";
+  ASSERT_TRUE(cacher->cachedGuess("/r/b")) << "another key's copy is current";
+  EXPECT_EQ(cacher->cachedGuess("/r/b")->value, "w1");
+  backend_->releaseEvents();
+  cacher->list({"/r/", {}, {}, ""});  // waits until the cache has reached the update
+  const auto guess = cacher->cachedGuess("/r/a");
+  ASSERT_TRUE(guess);
+  EXPECT_EQ(guess->value, "v2");
+  EXPECT_EQ(guess->modRevision, second.modRevision);
+}
+
 TEST_F(CacherTest, AListTheCacheCannotServeInTimeReadsTheStorage) {
   auto cacher = makeCacher(1000, std::chrono::seconds(1));
   backend_->holdEvents();
