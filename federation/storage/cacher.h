@@ -6,7 +6,8 @@
 //     once and shared by every watcher; a watcher whose queue passes its limit is closed (ended()),
 //     and lists and watches again, rather than letting memory grow.
 // Writes and get go to the backend (get is a quorum read, as kube-apiserver's GET without
-// resourceVersion). A write returns as soon as the backend acknowledged it, as kube-apiserver's
+// resourceVersion); an update's first try may start from the cache's copy (cachedGuess), the
+// write itself conditional on that copy's revision. A write returns as soon as the backend acknowledged it, as kube-apiserver's
 // do; a list then waits until the cache has reached the newest write this cacher acknowledged,
 // so that this server's clients read their own writes (past applyWait it lists from the backend).
 // Keys outside every cached prefix pass straight through.
