@@ -346,7 +346,11 @@ json ResourceStore::commitUpdate(const storage::KeyValue& currentKv, const json&
     return next;
   }
   if (dryRun) return next;
-  return decode(storage_.update(currentKv.key, encode(next), currentKv.modRevision));
+  const storage::KeyValue stored = storage_.update(currentKv.key, encode(next), currentKv.modRevision);
+  // The object as decode() would read the bytes just written back, without parsing them.
+  json written = next;
+  written["metadata"]["resourceVersion"] = std::to_string(stored.modRevision);
+  return written;
 }
 
 std::pair<storage::KeyValue, json> ResourceStore::readCurrent(const std::string& namespaceName, const std::string& name) {
