@@ -82,7 +82,8 @@ class WithoutManagedFields {
     inMetadata_.pop_back();
     return dom_.end_array();
   }
-  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
+  template <class Exception>  // parse_error or out_of_range: thrown as what it is, not as its base
+  bool parse_error(std::size_t position, const std::string& token, const Exception& error) {
     return dom_.parse_error(position, token, error);  // throws it
   }
 
@@ -108,7 +109,7 @@ class WithoutManagedFields {
   int skipDepth_ = 0;  // objects and arrays open inside the value skipped
 };
 
-// Throws json::parse_error on text that is not JSON.
+// Throws json::parse_error on text that is not JSON, json::out_of_range on a number past double's.
 json parseJson(const char* begin, const char* end, bool dropManagedFields) {
   if (!dropManagedFields) return json::parse(begin, end);
   json out;
@@ -153,7 +154,7 @@ class RestWatchStream : public WatchStream {
       if (end == begin || (end - begin == 1 && *begin == '\r')) continue;
       try {
         return parseJson(begin, end, dropManagedFields_);
-      } catch (const json::parse_error&) {
+      } catch (const json::exception&) {  // not JSON, or a number out of range (1e999)
         throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(begin, end));
       }
     }

@@ -156,6 +156,25 @@ TEST_F(RestClientTest, ManagedFieldsAreLeftOutOfWhatIsReadWhenAsked) {
   EXPECT_EQ(RestClient(config()).get(kHpas, "default", "web"), object);
 }
 
+// A watch event that is not JSON, or holds a number no double can, is a ClientError from next()
+// (the informer lists again), whichever way the client parses.
+TEST_F(RestClientTest, AnUnreadableWatchEventIsAClientError) {
+  for (const std::string& line : {std::string("{\"type\":\"ADDED\",\"object\":{"),
+                                   std::string(R"({"type":"ADDED","object":{"metadata":{"name":"a"},"spec":{"maxReplicas":1e999}}})")}) {
+    handler_->watchChunks = {line + "\n"};
+    if (!server_) startServer();
+    for (const bool drop : {false, true}) {
+      RestClientOptions options;
+      options.dropManagedFields = drop;
+      RestClient client(config(), options);
+      const auto stream = client.watch(kHpas, "default", "0", {});
+      const ClientError error = errorOf([&] { stream->next(); });
+      EXPECT_EQ(error.kind(), ClientError::Kind::Other) << line;
+      EXPECT_THAT(error.what(), HasSubstr("unreadable event")) << line;
+    }
+  }
+}
+
 TEST_F(RestClientTest, SafeRequestsAreRetriedThroughServerErrors) {
   startServer();
   handler_->answers[kHpas.path("default", "web")] = {200, {{"kind", "HorizontalPodAutoscaler"}}};
