@@ -106,8 +106,10 @@ void appendCause(std::string& text, const Plan& plan, const Cause& cause, const 
       return;
     case Kind::FederatedMaxLowered:
     case Kind::FederatedMaxRaised:
-      text += cause.kind == Kind::FederatedMaxLowered ? "federated max lowered to "
-                                                      : "federated max raised to ";
+      // The plan sees the sum of the members' max, not the spec's history: the sum may be off
+      // because the user changed the federated max, or because a write of the last pass failed.
+      text += cause.kind == Kind::FederatedMaxLowered ? "fitting the federated max of "
+                                                      : "filling the federated max of ";
       appendNumber(text, cause.federated);
       text += ": ";
       appendLimitsChange(text, cause);

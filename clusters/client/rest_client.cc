@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
 
 namespace fedhpa::clusters {
@@ -128,65 +129,32 @@ bool connectFailed(const http::http_exception& error) {
 class RestWatchStream : public WatchStream {
  public:
   RestWatchStream(http::http_response response, pplx::cancellation_token_source cancel, bool dropManagedFields)
-      : body_(response.body()), cancel_(std::move(cancel)), dropManagedFields_(dropManagedFields) {}
+      : lines_(response.body()), cancel_(std::move(cancel)), dropManagedFields_(dropManagedFields) {}
   ~RestWatchStream() override { cancel(); }
 
-  // One event per line. The body is read in whatever pieces have arrived (all that is available,
-  // or one byte when nothing is, which waits), not byte by byte: istream::read_line costs a task
-  // continuation per byte, most of a controller's CPU while it watches busy members.
-  // Events are parsed where they lie in the buffer; what was returned is dropped from its front
-  // only once it is most of the buffer, not after each event (a piece holds dozens of them).
+  // One event per line, parsed where it lies in the received bytes.
   std::optional<json> next() override {
-    for (;;) {
-      const auto newline = pending_.find('\n', scanned_);
-      if (newline == std::string::npos) {
-        if (consumed_ > 0) {
-          pending_.erase(0, consumed_);
-          consumed_ = 0;
-        }
-        scanned_ = pending_.size();
-        if (!readMore()) return std::nullopt;
-        continue;
-      }
-      const char* begin = pending_.data() + consumed_;
-      const char* end = pending_.data() + newline;
-      consumed_ = scanned_ = newline + 1;
-      if (end == begin || (end - begin == 1 && *begin == '\r')) continue;
-      try {
-        return parseJson(begin, end, dropManagedFields_);
-      } catch (const json::exception&) {  // not JSON, or a number out of range (1e999)
-        throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(begin, end));
-      }
+    std::optional<std::string_view> line;
+    try {
+      line = lines_.next();
+    } catch (const std::exception& error) {
+      if (cancel_.get_token().is_canceled()) return std::nullopt;
+      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", std::string("watch: ") + error.what());
+    }
+    if (!line) return std::nullopt;
+    try {
+      return parseJson(line->data(), line->data() + line->size(), dropManagedFields_);
+    } catch (const json::exception&) {  // not JSON, or a number out of range (1e999)
+      throw ClientError(ClientError::Kind::Other, 0, "", "watch: unreadable event: " + std::string(*line));
     }
   }
 
   void cancel() override { cancel_.cancel(); }
 
  private:
-  // Appends what the body has (at least one byte); false at its end or once cancelled.
-  bool readMore() {
-    auto buffer = body_.streambuf();
-    const std::size_t want = std::clamp<std::size_t>(buffer.in_avail(), 1, 64 * 1024);
-    const std::size_t had = pending_.size();
-    pending_.resize(had + want);
-    std::size_t read = 0;
-    try {
-      read = buffer.getn(reinterpret_cast<std::uint8_t*>(pending_.data() + had), want).get();
-    } catch (const std::exception& error) {
-      pending_.resize(had);
-      if (cancel_.get_token().is_canceled()) return false;
-      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", std::string("watch: ") + error.what());
-    }
-    pending_.resize(had + read);
-    return read > 0;
-  }
-
-  concurrency::streams::istream body_;
+  BodyLines lines_;
   pplx::cancellation_token_source cancel_;
   bool dropManagedFields_;
-  std::string pending_;       // received; what is past consumed_ not yet returned
-  std::size_t consumed_ = 0;  // returned (or skipped) up to here
-  std::size_t scanned_ = 0;   // no newline in pending_ before this
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
 #include "federation/storage/storage.h"
 
@@ -49,69 +50,28 @@ class GatewayStream : public EtcdStream {
  public:
   GatewayStream(std::unique_ptr<http_client> client, http::http_response response,
                 pplx::cancellation_token_source cancel)
-      : client_(std::move(client)), body_(response.body()), cancel_(std::move(cancel)) {}
+      : client_(std::move(client)), lines_(response.body()), cancel_(std::move(cancel)) {}
   ~GatewayStream() override { cancel(); }
 
   std::optional<json> next() override {
-    for (;;) {
-      const std::size_t end = pending_.find('\n', std::max(start_, scanned_));
-      if (end == std::string::npos) {
-        scanned_ = pending_.size();  // no newline up to here: the next search starts after it
-        if (!readMore()) return std::nullopt;
-        continue;
-      }
-      const std::string_view line(pending_.data() + start_, end - start_);
-      start_ = end + 1;
-      if (line.empty() || line == "\r") continue;
-      json message = json::parse(line, nullptr, false);
-      if (message.is_discarded())
-        throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + std::string(line));
-      return message;
+    std::optional<std::string_view> line;
+    try {
+      line = lines_.next();
+    } catch (const std::exception& error) {
+      throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
     }
+    if (!line) return std::nullopt;
+    json message = json::parse(line->begin(), line->end(), nullptr, false);
+    if (message.is_discarded())
+      throw StorageError(StorageError::Code::Unavailable, "etcd stream: unreadable " + std::string(*line));
+    return message;
   }
 
   void cancel() override { cancel_.cancel(); }
 
  private:
-  // Appends what the body holds (waiting for one byte when it holds none), dropping the lines
-  // already returned; false at the end of the stream. Whole blocks are copied under one lock each:
-  // cpprestsdk's read_line takes the buffer's lock once per character.
-  bool readMore() {
-    pending_.erase(0, start_);
-    scanned_ -= std::min(scanned_, start_);
-    start_ = 0;
-    auto buffer = body_.streambuf();
-    using traits = concurrency::streams::char_traits<std::uint8_t>;
-    const std::size_t before = pending_.size();
-    try {
-      if (buffer.in_avail() == 0) {
-        const auto first = buffer.bumpc().get();
-        if (first == traits::eof()) return false;
-        pending_.push_back(static_cast<char>(first));
-      }
-      // Then everything buffered, a block at a time.
-      std::uint8_t* block = nullptr;
-      std::size_t count = 0;
-      while (buffer.acquire(block, count) && block && count > 0) {
-        pending_.append(reinterpret_cast<const char*>(block), count);
-        buffer.release(block, count);
-      }
-      if (pending_.size() == before) {  // a buffer that lends no blocks: a character at a time
-        const auto next = buffer.sbumpc();
-        if (next == traits::eof()) return false;
-        if (next != traits::requires_async()) pending_.push_back(static_cast<char>(next));
-      }
-      return true;
-    } catch (const std::exception& error) {
-      throw StorageError(StorageError::Code::Unavailable, std::string("etcd stream: ") + error.what());
-    }
-  }
-
   std::unique_ptr<http_client> client_;  // a client of its own: its connection is never shared
-  concurrency::streams::istream body_;
-  std::string pending_;    // bytes read from the body, from start_ on not yet returned
-  std::size_t start_ = 0;
-  std::size_t scanned_ = 0;  // pending_ holds no newline before this
+  BodyLines lines_;
   pplx::cancellation_token_source cancel_;
 };
 

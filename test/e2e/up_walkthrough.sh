@@ -72,7 +72,7 @@ wait_for "requests on member3 alone (CPU idle): its max grows past its share" '\
 check "Σ max still 10" 0 '^10 1$' -- sums
 # A lowering that failed (a 409 from the member's own status write) leaves Σ max below 10 for the
 # next pass, which fills it first: the Event then names that before the saturation.
-wait_for "the Event names the metric and the need" 'member3 now min 1, max [6-8]: (federated max raised to 10: max [0-9]+ -> [0-9]+; )?saturated \([0-9]+/[0-9]+ replicas at http_requests_per_second [0-9.]+ > 10 per pod target, need 8' -- fed describe hpa php-apache
+wait_for "the Event names the metric and the need" 'member3 now min 1, max [6-8]: (filling the federated max of 10: max [0-9]+ -> [0-9]+; )?saturated \([0-9]+/[0-9]+ replicas at http_requests_per_second [0-9.]+ > 10 per pod target, need 8' -- fed describe hpa php-apache
 k --context=member3 annotate deploy php-apache metrics.sim.fedhpa.io/http_requests_per_second- >/dev/null
 fed patch hpa php-apache --type=merge -p '{"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}}' >/dev/null
 

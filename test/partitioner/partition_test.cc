@@ -13,6 +13,7 @@ namespace {
 
 using namespace testing;  // NOLINT: the builders
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Kind = Policy::Kind;
 
 std::optional<Limits> limitsOf(const Plan& plan, const std::string& name) {
@@ -175,7 +176,7 @@ TEST(Partition, FederatedMaxLoweredTakesTheLargestUnusedMaxFirst) {
   const Plan demand = partition(federated(2, 4), clusters, policy(Kind::Demand), kNow);
   EXPECT_EQ(limitsOf(demand, "member1"), L(1, 3));
   EXPECT_EQ(limitsOf(demand, "member2"), L(1, 1));
-  EXPECT_THAT(reasonFor(demand, "member2"), HasSubstr("federated max lowered to 4: max 5 -> 1"));
+  EXPECT_THAT(reasonFor(demand, "member2"), HasSubstr("fitting the federated max of 4: max 5 -> 1"));
   // kubefed v1 reduces one replica per cluster per round.
   const Plan legacy = partition(federated(2, 4), clusters, policy(Kind::Legacy), kNow);
   EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 2));
@@ -189,7 +190,7 @@ TEST(Partition, FederatedMaxLoweredBelowTheClusterCountDropsTheLeastBusy) {
                               policy(Kind::Demand), kNow);
   EXPECT_EQ(limitsOf(plan, "member1"), L(1, 1));
   EXPECT_EQ(limitsOf(plan, "member2"), std::nullopt);
-  EXPECT_THAT(reasonFor(plan, "member2"), HasSubstr("federated max lowered to 1"));
+  EXPECT_THAT(reasonFor(plan, "member2"), HasSubstr("fitting the federated max of 1"));
 }
 
 TEST(Partition, FederatedMaxRaisedGoesToSaturatedClustersFirst) {
@@ -200,8 +201,21 @@ TEST(Partition, FederatedMaxRaisedGoesToSaturatedClustersFirst) {
   // member1 asks for ceil(5 * 100 / 50) - 5 = 5: the 4 new ones, and 1 member2 does not use.
   EXPECT_EQ(limitsOf(plan, "member1"), L(1, 10));
   EXPECT_EQ(limitsOf(plan, "member2"), L(1, 4));
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("federated max raised to 14: max 5 -> 9"));
+  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("filling the federated max of 14: max 5 -> 9"));
   EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("received max 1 from member2"));
+}
+
+// The members may hold less than the federated max with the spec unchanged: the raise that a
+// lowering made room for was not written in the last pass. The reason says what is filled, not
+// that the user raised anything.
+TEST(Partition, SumOfMaxBelowAnUnchangedFederatedMaxIsFilledNotRaised) {
+  const Plan plan = partition(federated(2, 10),
+                              {Cluster("member1").hpa(1, 3).running(3, 3).cpu(100).scaledAgo(30s),
+                               Cluster("member2").hpa(1, 5).running(2, 2).cpu(40).scaledAgo(600s)},
+                              policy(Kind::Demand), kNow);
+  EXPECT_EQ(limitsOf(plan, "member1")->max + limitsOf(plan, "member2")->max, 10);
+  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("filling the federated max of 10: max 3 -> 5"));
+  EXPECT_THAT(reasonFor(plan, "member1"), Not(HasSubstr("raised")));
 }
 
 TEST(Partition, LegacyFederatedMaxRaisedFollowsKubefed) {
