@@ -402,32 +402,49 @@ void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   admitNewClusters(schedule, views, spec);
 }
 
-void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
-                        const FederatedSpec& spec) {
+namespace {
+
+// Max a saturated cluster holding `max` still asks for: up to what it needs beyond the max it
+// started the plan with, within its preference cap.
+Replicas maxWanted(const ClusterView& v, Replicas max) {
+  if (!v.saturated) return 0;
+  const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
+  return std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded));
+}
+
+// Max a cluster holding `max` keeps only for replicas its metrics say it no longer needs.
+Replicas reclaimableMax(const ClusterView& v, Replicas max) {
+  const bool gives = v.present && !v.saturated && v.mayGive;
+  return gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
+}
+
+// The saturated clusters that asked and got nothing: how many, and the first by name.
+struct Unserved {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// The exchanges of moveMaxToSaturated, for when some cluster has max spare or reclaimable.
+Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  const Scratch::Mark mark(scratch);
-  // One pass reads what each cluster wants, has spare and could have reclaimed: a donor's
-  // reclaimable max after step 1 is what it was less what it gave (its max fell by that), so
-  // step 2 needs no second pass over the views. A side with nothing in it skips its exchange.
+  // A donor's reclaimable max after step 1 is what it was less what it gave (its max fell by
+  // that), so step 2 needs no second pass over the views. A side with nothing in it skips its
+  // exchange.
   Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n),
                  reclaimable = scratch.overwritten(n);
   Replicas wanted = 0;
   Replicas spare = 0;
   Replicas toReclaim = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const ClusterView& v = views[i];
     const Replicas max = schedule.limits[i].max;
-    const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
-    wants[i] = v.saturated ? std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded)) : 0;
-    spares[i] = spareMax(v, max, true);
-    const bool gives = v.present && !v.saturated && v.mayGive;
-    reclaimable[i] = gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
+    wants[i] = maxWanted(views[i], max);
+    spares[i] = spareMax(views[i], max, true);
+    reclaimable[i] = reclaimableMax(views[i], max);
     wanted += wants[i];
     spare += spares[i];
     toReclaim += reclaimable[i];
   }
-  if (wanted == 0) return;
 
   // 1. max the donors do not use.
   if (spare > 0) {
@@ -454,25 +471,49 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim->received[i];
     }
   }
-  // One note for the saturated clusters that got nothing: the first by name in full, a count for
-  // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
-  // cluster that received max in this step has a cause saying so (its last).
+  // A cluster that received max in this step has a cause saying so (its last).
   const auto receivedMax = [&](std::size_t i) {
     const std::uint32_t count = schedule.causeCount[i];
     return count > 0 &&
            schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
   };
-  std::size_t leftOut = 0;
-  std::size_t first = 0;
+  Unserved unserved;
   for (std::size_t i = 0; i < n; ++i) {
     if (wants[i] == 0 || receivedMax(i)) continue;
-    if (leftOut++ == 0) first = i;
+    if (unserved.count++ == 0) unserved.first = i;
   }
-  if (leftOut == 0) return;
+  return unserved;
+}
+
+}  // namespace
+
+void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
+                        const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const Scratch::Mark mark(schedule.scratch);
+  // What is wanted, spare and reclaimable, summed without being stored: by this step the new
+  // clusters have usually taken what was spare, and then all it does is name who asked (its
+  // arrays and exchanges only when some cluster can give).
+  const Limits* const limits = schedule.limits.data();
+  Replicas wanted = 0;
+  Replicas canGive = 0;
+  Unserved unserved;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Replicas max = limits[i].max;
+    const Replicas want = maxWanted(views[i], max);
+    if (want > 0 && unserved.count++ == 0) unserved.first = i;
+    wanted += want;
+    canGive += spareMax(views[i], max, true) + reclaimableMax(views[i], max);
+  }
+  if (wanted == 0) return;
+  if (canGive > 0) unserved = moveMaxFromDonors(schedule, views);
+  // One note for the saturated clusters that got nothing: the first by name in full, a count for
+  // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
+  if (unserved.count == 0) return;
   Note& note = schedule.addNote(Note::Kind::SaturatedUnserved);
-  note.cluster = first;
-  note.more = leftOut - 1;
-  views[first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
+  note.cluster = unserved.first;
+  note.more = unserved.count - 1;
+  views[unserved.first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
