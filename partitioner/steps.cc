@@ -72,13 +72,12 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 }
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
-// of the highest tier give first. Without tiers, exchange().
-std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
-                                       Scratch::Array spares,
-                                       std::span<const Replicas> wants, Replicas spare,
-                                       Replicas wanted) {
+// of the highest tier give first (exchangeByTier, without tiers an exchange()).
+[[gnu::noinline]] std::optional<Exchange> exchangeAcrossTiers(Schedule& schedule,
+                                                              const std::vector<ClusterView>& views,
+                                                              Scratch::Array spares,
+                                                              std::span<const Replicas> wants) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, spares, wants, spare, wanted);
   const std::size_t n = views.size();
   const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
@@ -105,6 +104,13 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
     }
   }
   return total;
+}
+
+std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
+                                       Scratch::Array spares, std::span<const Replicas> wants,
+                                       Replicas spare, Replicas wanted) {
+  if (!schedule.tiered) return exchange(schedule.scratch, spares, wants, spare, wanted);
+  return exchangeAcrossTiers(schedule, views, spares, wants);
 }
 
 // Causes on both sides of an exchange, one per cluster that gave or received, each naming its
