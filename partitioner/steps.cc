@@ -555,9 +555,10 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   // Cluster i's min may not fall below its floor (1, or its preference floor, within its max)
   // nor rise above its max.
-  const auto floorOf = [&](std::size_t i) {
+  const auto floorOf = [&](std::size_t i) -> Replicas {
     const Replicas max = schedule.limits[i].max;
-    return max > 0 ? std::min(max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
+    const Replicas floor = std::max<Replicas>(1, views[i].preferredFloor);
+    return max > 0 ? std::min(max, floor) : 0;
   };
   Scratch& scratch = schedule.scratch;
   const Scratch::Mark mark(scratch);
