@@ -9,6 +9,12 @@
 namespace fedhpa::partitioner {
 namespace {
 
+// std::clamp, by value: its references to temporaries (a bound of 0, a difference) kept them on
+// the stack, a store and a load per cluster. The same tests in the same order.
+Replicas clampValue(Replicas value, Replicas low, Replicas high) {
+  return value < low ? low : (high < value ? high : value);
+}
+
 // Records a cause of `kind` (the limits before and after) for every cluster the first step
 // changed: before it, each cluster's limits were its current ones (Schedule::reset), so the
 // views hold them and no copy is kept.
@@ -314,9 +320,9 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   // 1. saturated clusters, up to what they ask for.
   Scratch::Array wants = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
-    wants[i] = views[i].saturated ? std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
-                                                         views[i].maxNeeded)
-                                  : 0;
+    wants[i] = views[i].saturated
+                   ? clampValue(views[i].preferredCap - schedule.limits[i].max, 0, views[i].maxNeeded)
+                   : 0;
   }
   Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
@@ -415,7 +421,7 @@ namespace {
 Replicas maxWanted(const ClusterView& v, Replicas max) {
   if (!v.saturated) return 0;
   const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
-  return std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded));
+  return clampValue(v.preferredCap - max, 0, stillNeeded > 0 ? stillNeeded : 0);
 }
 
 // Max a cluster holding `max` keeps only for replicas its metrics say it no longer needs.
