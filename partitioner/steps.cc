@@ -317,14 +317,14 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
               Replicas deficit) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  // 1. saturated clusters, up to what they ask for.
-  Scratch::Array wants = scratch.overwritten(n);
+  // 1. saturated clusters, up to what they ask for (nothing received yet).
+  Scratch::Array wants = scratch.overwritten(n), received = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
     wants[i] = views[i].saturated
                    ? clampValue(views[i].preferredCap - schedule.limits[i].max, 0, views[i].maxNeeded)
                    : 0;
+    received[i] = 0;
   }
-  Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !schedule.allPresent) {
@@ -333,10 +333,11 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
     deficit -= levelUp(received, wants, deficit, scratch);
   }
   // What each cluster holds then: its max before (this is the first step: its current max) and
-  // what it received.
+  // what it received, added up in the pass that writes it unless steps 3 and 4 level it first.
   const Scratch::Array maxes = received;
-  for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
-  if (deficit > 0) {
+  const bool levelled = deficit > 0;
+  if (levelled) {
+    for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
     // 3. the lowest local max first, within preference caps; 4. caps or not.
     Scratch::Array caps = scratch.overwritten(n);
     for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
@@ -350,12 +351,13 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   // max leaves it as it is).
   for (std::size_t i = 0; i < n; ++i) {
     const Limits then = views[i].limits;
-    schedule.limits[i].max = maxes[i];
-    if (maxes[i] == then.max) continue;
+    const Replicas max = levelled ? maxes[i] : maxes[i] + then.max;
+    schedule.limits[i].max = max;
+    if (max == then.max) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMaxRaised);
     cause.federated = federated;
     cause.before = then;
-    cause.after = {then.min, maxes[i]};
+    cause.after = {then.min, max};
   }
 }
 
