@@ -406,16 +406,6 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   explainExchange(schedule, *ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
-void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
-                     const FederatedSpec& spec) {
-  if (schedule.nonePresent) {
-    spreadInitially(schedule, views, spec);
-    return;
-  }
-  fitMaxToSpec(schedule, views, spec);
-  admitNewClusters(schedule, views, spec);
-}
-
 namespace {
 
 // Max a saturated cluster holding `max` still asks for: up to what it needs beyond the max it
