@@ -49,7 +49,7 @@ struct Schedule {
     causeCount.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       limits[i] = views[i].limits;
-      causeCount[i] = 0;  // in the same pass: a fill of its own would be a memset (scratch.h)
+      causeCount[i] = 0;  // in the copy's pass: a pass of its own was one more per plan
     }
     currentMax = federation.currentMax;
     preferencesSet = federation.preferencesSet;

@@ -112,6 +112,8 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
   return total;
 }
 
+// exchange(), or exchangeAcrossTiers when some cluster is in a tier other than 0. The tiered
+// exchange is out of line, so that this choice is small enough to be inlined into its callers.
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                                        Scratch::Array spares, std::span<const Replicas> wants,
                                        Replicas spare, Replicas wanted) {
@@ -428,7 +430,8 @@ struct Unserved {
   std::size_t first = 0;
 };
 
-// The exchanges of moveMaxToSaturated, for when some cluster has max spare or reclaimable.
+// The exchanges of moveMaxToSaturated, for when some cluster has max spare or reclaimable;
+// returns the saturated clusters they left unserved.
 Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
@@ -555,7 +558,7 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   // nor rise above its max.
   const auto floorOf = [&](std::size_t i) -> Replicas {
     const Replicas max = schedule.limits[i].max;
-    const Replicas floor = std::max<Replicas>(1, views[i].preferredFloor);
+    const Replicas floor = std::max<Replicas>(1, views[i].preferredFloor);  // a value: clampValue
     return max > 0 ? std::min(max, floor) : 0;
   };
   Scratch& scratch = schedule.scratch;
