@@ -50,6 +50,14 @@ bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optiona
 
 Replicas reclaimMargin(Replicas need) { return std::max<Replicas>(1, (need + 4) / 5); }
 
+namespace {
+
+// Assigned, not constructed: a reused Usage keeps its name's memory. Out of line, so that
+// recordUsage, which most moves call without a metric, needs no registers saved.
+[[gnu::noinline]] void copyMetric(const MetricReading& metric, Usage& usage) { usage.metric = metric; }
+
+}  // namespace
+
 void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& usage) const {
   // Optionals are written as a flag and a value: assigned whole, they went through the stack, a
   // store-forwarding stall on every move that quotes its usage.
@@ -67,7 +75,7 @@ void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& u
   write(usage.cpuTarget, cpuTarget);
   usage.limitedByMaxReplicas = status->limitedByMaxReplicas.value_or(false);
   usage.byMetric = needMetric != nullptr;
-  if (needMetric) usage.metric = *needMetric;  // assigned: a reused Usage keeps its name's memory
+  if (needMetric) copyMetric(*needMetric, usage);
 }
 
 bool tiered(const std::vector<ClusterView>& views) {

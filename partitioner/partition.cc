@@ -85,7 +85,7 @@ bool nameLess(std::string_view a, std::string_view b) {
 
 // Equality needs no order: windows of 8 (or 4) bytes xor-ed, no byte swaps, no branch per
 // window on which one is larger (every plan compares each cluster's name this way).
-bool sameName(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool sameName(std::string_view a, std::string_view b) {
   const std::size_t length = a.size();
   if (length != b.size()) return false;
   const char* x = a.data();

@@ -45,16 +45,18 @@ struct Schedule {
   void reset(const std::vector<ClusterView>& views, const Federation& federation) {
     const std::size_t n = views.size();
     limits.resize(n);
-    for (std::size_t i = 0; i < n; ++i) limits[i] = views[i].limits;
+    causes.resize(n * kMaxCauses);  // slots are written before they are read
+    causeCount.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      limits[i] = views[i].limits;
+      causeCount[i] = 0;  // in the copy's pass: a pass of its own was one more per plan
+    }
     currentMax = federation.currentMax;
     preferencesSet = federation.preferencesSet;
     tiered = federation.tiered;
     minHeldIdle = federation.minHeldIdle;
     allPresent = federation.present == n;
     nonePresent = federation.present == 0;
-    causes.resize(n * kMaxCauses);  // slots are written before they are read
-    causeCount.resize(n);
-    Scratch::fill(std::span<std::uint32_t>(causeCount), std::uint32_t{0});  // no memset: scratch.h
     transfers.clear();
     noteCount = 0;
     fairKnown = false;

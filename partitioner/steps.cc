@@ -9,6 +9,12 @@
 namespace fedhpa::partitioner {
 namespace {
 
+// std::clamp, by value: its references to temporaries (a bound of 0, a difference) kept them on
+// the stack, a store and a load per cluster. The same tests in the same order.
+Replicas clampValue(Replicas value, Replicas low, Replicas high) {
+  return value < low ? low : (high < value ? high : value);
+}
+
 // Records a cause of `kind` (the limits before and after) for every cluster the first step
 // changed: before it, each cluster's limits were its current ones (Schedule::reset), so the
 // views hold them and no copy is kept.
@@ -72,13 +78,12 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 }
 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
-// of the highest tier give first. Without tiers, exchange().
-std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
-                                       Scratch::Array spares,
-                                       std::span<const Replicas> wants, Replicas spare,
-                                       Replicas wanted) {
+// of the highest tier give first (exchangeByTier, without tiers an exchange()).
+[[gnu::noinline]] std::optional<Exchange> exchangeAcrossTiers(Schedule& schedule,
+                                                              const std::vector<ClusterView>& views,
+                                                              Scratch::Array spares,
+                                                              std::span<const Replicas> wants) {
   Scratch& scratch = schedule.scratch;
-  if (!schedule.tiered) return exchange(scratch, spares, wants, spare, wanted);
   const std::size_t n = views.size();
   const Scratch::Array tiers = tiersOf(scratch, views);
   Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
@@ -105,6 +110,15 @@ std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<Clu
     }
   }
   return total;
+}
+
+// exchange(), or exchangeAcrossTiers when some cluster is in a tier other than 0. The tiered
+// exchange is out of line, so that this choice is small enough to be inlined into its callers.
+std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
+                                       Scratch::Array spares, std::span<const Replicas> wants,
+                                       Replicas spare, Replicas wanted) {
+  if (!schedule.tiered) return exchange(schedule.scratch, spares, wants, spare, wanted);
+  return exchangeAcrossTiers(schedule, views, spares, wants);
 }
 
 // Causes on both sides of an exchange, one per cluster that gave or received, each naming its
@@ -305,14 +319,14 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
               Replicas deficit) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  // 1. saturated clusters, up to what they ask for.
-  Scratch::Array wants = scratch.overwritten(n);
+  // 1. saturated clusters, up to what they ask for (nothing received yet).
+  Scratch::Array wants = scratch.overwritten(n), received = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
-    wants[i] = views[i].saturated ? std::clamp<Replicas>(views[i].preferredCap - schedule.limits[i].max, 0,
-                                                         views[i].maxNeeded)
-                                  : 0;
+    wants[i] = views[i].saturated
+                   ? clampValue(views[i].preferredCap - schedule.limits[i].max, 0, views[i].maxNeeded)
+                   : 0;
+    received[i] = 0;
   }
-  Scratch::Array received = scratch.zeros(n);
   deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !schedule.allPresent) {
@@ -321,10 +335,11 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
     deficit -= levelUp(received, wants, deficit, scratch);
   }
   // What each cluster holds then: its max before (this is the first step: its current max) and
-  // what it received.
+  // what it received, added up in the pass that writes it unless steps 3 and 4 level it first.
   const Scratch::Array maxes = received;
-  for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
-  if (deficit > 0) {
+  const bool levelled = deficit > 0;
+  if (levelled) {
+    for (std::size_t i = 0; i < n; ++i) maxes[i] += views[i].limits.max;
     // 3. the lowest local max first, within preference caps; 4. caps or not.
     Scratch::Array caps = scratch.overwritten(n);
     for (std::size_t i = 0; i < n; ++i) caps[i] = std::max(maxes[i], views[i].preferredCap);
@@ -338,12 +353,13 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   // max leaves it as it is).
   for (std::size_t i = 0; i < n; ++i) {
     const Limits then = views[i].limits;
-    schedule.limits[i].max = maxes[i];
-    if (maxes[i] == then.max) continue;
+    const Replicas max = levelled ? maxes[i] : maxes[i] + then.max;
+    schedule.limits[i].max = max;
+    if (max == then.max) continue;
     Cause& cause = schedule.because(i, Cause::Kind::FederatedMaxRaised);
     cause.federated = federated;
     cause.before = then;
-    cause.after = {then.min, maxes[i]};
+    cause.after = {then.min, max};
   }
 }
 
@@ -392,42 +408,50 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   explainExchange(schedule, *ex, Cause::Kind::NewClusterReceived, Cause::Kind::UnusedMaxGave);
 }
 
-void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
-                     const FederatedSpec& spec) {
-  if (schedule.nonePresent) {
-    spreadInitially(schedule, views, spec);
-    return;
-  }
-  fitMaxToSpec(schedule, views, spec);
-  admitNewClusters(schedule, views, spec);
+namespace {
+
+// Max a saturated cluster holding `max` still asks for: up to what it needs beyond the max it
+// started the plan with, within its preference cap.
+Replicas maxWanted(const ClusterView& v, Replicas max) {
+  if (!v.saturated) return 0;
+  const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
+  return clampValue(v.preferredCap - max, 0, stillNeeded > 0 ? stillNeeded : 0);
 }
 
-void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
-                        const FederatedSpec& spec) {
+// Max a cluster holding `max` keeps only for replicas its metrics say it no longer needs.
+Replicas reclaimableMax(const ClusterView& v, Replicas max) {
+  const bool gives = v.present && !v.saturated && v.mayGive;
+  return gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
+}
+
+// The saturated clusters that asked and got nothing: how many, and the first by name.
+struct Unserved {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// The exchanges of moveMaxToSaturated, for when some cluster has max spare or reclaimable;
+// returns the saturated clusters they left unserved.
+Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  const Scratch::Mark mark(scratch);
-  // One pass reads what each cluster wants, has spare and could have reclaimed: a donor's
-  // reclaimable max after step 1 is what it was less what it gave (its max fell by that), so
-  // step 2 needs no second pass over the views. A side with nothing in it skips its exchange.
+  // A donor's reclaimable max after step 1 is what it was less what it gave (its max fell by
+  // that), so step 2 needs no second pass over the views. A side with nothing in it skips its
+  // exchange.
   Scratch::Array wants = scratch.overwritten(n), spares = scratch.overwritten(n),
                  reclaimable = scratch.overwritten(n);
   Replicas wanted = 0;
   Replicas spare = 0;
   Replicas toReclaim = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const ClusterView& v = views[i];
     const Replicas max = schedule.limits[i].max;
-    const Replicas stillNeeded = v.limits.max + v.maxNeeded - max;
-    wants[i] = v.saturated ? std::clamp<Replicas>(v.preferredCap - max, 0, std::max<Replicas>(0, stillNeeded)) : 0;
-    spares[i] = spareMax(v, max, true);
-    const bool gives = v.present && !v.saturated && v.mayGive;
-    reclaimable[i] = gives ? std::max<Replicas>(0, max - v.maxKeptUnderPressure) : 0;
+    wants[i] = maxWanted(views[i], max);
+    spares[i] = spareMax(views[i], max, true);
+    reclaimable[i] = reclaimableMax(views[i], max);
     wanted += wants[i];
     spare += spares[i];
     toReclaim += reclaimable[i];
   }
-  if (wanted == 0) return;
 
   // 1. max the donors do not use.
   if (spare > 0) {
@@ -454,25 +478,49 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
       for (std::size_t i = 0; i < n; ++i) wants[i] -= reclaim->received[i];
     }
   }
-  // One note for the saturated clusters that got nothing: the first by name in full, a count for
-  // the rest (a note per cluster would cost an allocation per cluster on every reconcile). A
-  // cluster that received max in this step has a cause saying so (its last).
+  // A cluster that received max in this step has a cause saying so (its last).
   const auto receivedMax = [&](std::size_t i) {
     const std::uint32_t count = schedule.causeCount[i];
     return count > 0 &&
            schedule.causes[i * Schedule::kMaxCauses + count - 1].kind == Cause::Kind::SaturatedReceivedMax;
   };
-  std::size_t leftOut = 0;
-  std::size_t first = 0;
+  Unserved unserved;
   for (std::size_t i = 0; i < n; ++i) {
     if (wants[i] == 0 || receivedMax(i)) continue;
-    if (leftOut++ == 0) first = i;
+    if (unserved.count++ == 0) unserved.first = i;
   }
-  if (leftOut == 0) return;
+  return unserved;
+}
+
+}  // namespace
+
+void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
+                        const FederatedSpec& spec) {
+  const std::size_t n = views.size();
+  const Scratch::Mark mark(schedule.scratch);
+  // What is wanted, spare and reclaimable, summed without being stored: by this step the new
+  // clusters have usually taken what was spare, and then all it does is name who asked (its
+  // arrays and exchanges only when some cluster can give).
+  const Limits* const limits = schedule.limits.data();
+  Replicas wanted = 0;
+  Replicas canGive = 0;
+  Unserved unserved;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Replicas max = limits[i].max;
+    const Replicas want = maxWanted(views[i], max);
+    if (want > 0 && unserved.count++ == 0) unserved.first = i;
+    wanted += want;
+    canGive += spareMax(views[i], max, true) + reclaimableMax(views[i], max);
+  }
+  if (wanted == 0) return;
+  if (canGive > 0) unserved = moveMaxFromDonors(schedule, views);
+  // One note for the saturated clusters that got nothing: the first by name in full, a count for
+  // the rest (a note per cluster would cost an allocation per cluster on every reconcile).
+  if (unserved.count == 0) return;
   Note& note = schedule.addNote(Note::Kind::SaturatedUnserved);
-  note.cluster = first;
-  note.more = leftOut - 1;
-  views[first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
+  note.cluster = unserved.first;
+  note.more = unserved.count - 1;
+  views[unserved.first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
 }
 
 void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
@@ -508,9 +556,10 @@ void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   const std::size_t n = views.size();
   // Cluster i's min may not fall below its floor (1, or its preference floor, within its max)
   // nor rise above its max.
-  const auto floorOf = [&](std::size_t i) {
+  const auto floorOf = [&](std::size_t i) -> Replicas {
     const Replicas max = schedule.limits[i].max;
-    return max > 0 ? std::min(max, std::max<Replicas>(1, views[i].preferredFloor)) : 0;
+    const Replicas floor = std::max<Replicas>(1, views[i].preferredFloor);  // a value: clampValue
+    return max > 0 ? std::min(max, floor) : 0;
   };
   Scratch& scratch = schedule.scratch;
   const Scratch::Mark mark(scratch);

@@ -37,8 +37,16 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
 
 // What both policies agree on: the first placement (spreadInitially) or, once HPAs exist, the
 // current placement fitted to the federated max (fitMaxToSpec) with new clusters admitted.
-void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
-                     const FederatedSpec& spec);
+// Inline: the policies call it, and a call of its own was one more call per plan.
+inline void placeWithinSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+                            const FederatedSpec& spec) {
+  if (schedule.nonePresent) {
+    spreadInitially(schedule, views, spec);
+    return;
+  }
+  fitMaxToSpec(schedule, views, spec);
+  admitNewClusters(schedule, views, spec);
+}
 
 // The rebalancing rule: saturated clusters receive, in one step, what they ask for
 // (ceil(current * utilisation / target) - max) from the clusters with the most unused max
