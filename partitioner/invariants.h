@@ -1,4 +1,4 @@
-// The invariants of DESIGN.md section 5 that every plan keeps, stated once, as checks. The legacy
+// The invariants that every plan keeps, stated once, as checks. The legacy
 // policy uses them to tell kubefed v1's valid answers from its broken ones; the tests use them
 // on every random input.
 #pragma once

@@ -1,4 +1,4 @@
-// The partitioner's one entry point (DESIGN.md section 5).
+// The partitioner's one entry point.
 #pragma once
 
 #include <memory>

@@ -23,7 +23,7 @@ using web::http::client::http_client_config;
 namespace {
 
 // A watch must outlive long silences: cpprestsdk's timeout is an inactivity timer and 0 cancels
-// at once, so "no timeout" is a very long one (cpprest-facts.md 3, 7.4).
+// at once, so "no timeout" is a very long one.
 constexpr std::chrono::hours kWatchTimeout{24 * 365};
 
 std::string queryOf(const ListOptions& options, std::initializer_list<std::pair<std::string, std::string>> extra) {

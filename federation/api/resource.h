@@ -96,7 +96,7 @@ class ResourceType {
   virtual const Schema* storageSchema() const { return nullptr; }
 };
 
-// Every resource the federation API server serves (DESIGN.md section 3).
+// Every resource the federation API server serves.
 std::vector<std::shared_ptr<const ResourceType>> federationResources();
 
 }  // namespace fedhpa::api

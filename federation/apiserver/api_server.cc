@@ -239,7 +239,7 @@ class ApiServer::Dispatcher : public http::Handler {
     if (path.rfind("/openapi/v3/", 0) == 0) {
       if (auto document = api::openApiDocument(resources_, path.substr(12))) return jsonResponse(200, *document);
     }
-    // /openapi/v2 included: kubectl then trusts the v3 document's fieldValidation (kubectl-wire.md 2.3).
+    // /openapi/v2 included: kubectl reads it only as protobuf, and on its 404 trusts the v3 document's fieldValidation.
     throw api::ApiError::pathNotFound(path);
   }
 

@@ -1,4 +1,4 @@
-// fedhpa: one binary, one subcommand per role (DESIGN.md section 1).
+// fedhpa: one binary, one subcommand per role.
 #include <boost/program_options.hpp>
 #include <functional>
 #include <iostream>

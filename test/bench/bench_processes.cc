@@ -472,7 +472,10 @@ void MemberMirror::apply(int member, const std::string& type, const json& object
 
 void MemberMirror::run(int member, const RestConfig& config) {
   try {
-    RestClient client(config);
+    // An observer reads limits, not who wrote them: it should cost the machine it measures little.
+    clusters::RestClientOptions observer;
+    observer.dropManagedFields = true;
+    RestClient client(config, observer);
     ListOptions options;
     options.labelSelector = kManagedSelector;
     const json list = client.list(kHpas, "default", options);

@@ -1,4 +1,4 @@
-// The control plane's benchmark (DESIGN.md 7): real `fedhpa` processes on loopback, driven
+// The control plane's benchmark: real `fedhpa` processes on loopback, driven
 // through fedhpa's own RestClient, every figure shown as a ratio to a reference measured in the
 // same run on the same machine. Prints one table on stdout; progress goes to stderr.
 //

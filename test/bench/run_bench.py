@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`: every benchmark of DESIGN.md section 7 in one table.
+"""`make bench`: every benchmark in one table.
 
 Each figure is measured in this run next to its reference, and the ratio is printed with it:
   partition   Google Benchmark, ns per call with maxReplicas 2e9 against the same clusters with

@@ -1,4 +1,4 @@
-// Properties over random inputs: every invariant of DESIGN.md section 5 on every plan, for both
+// Properties over random inputs: every invariant of partitioner/invariants.h on every plan, for both
 // policies; the same input gives the same plan; a quiet federation is left as it is.
 #include <gtest/gtest.h>
 

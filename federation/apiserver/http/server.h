@@ -1,6 +1,7 @@
 // The HTTP(S) server of the API server and the member-cluster simulator: Boost.Beast parses
-// requests, Boost.Asio (with OpenSSL for TLS) carries them, and one Handler answers. DESIGN.md
-// section 8 has the measurements that chose Beast over cpprestsdk's listener for this side.
+// requests, Boost.Asio (with OpenSSL for TLS) carries them, and one Handler answers. Beast, not
+// cpprestsdk's listener, serves: the listener's handlers share cpprestsdk's pool with every
+// continuation, so a blocking handler can starve the whole process.
 #pragma once
 
 #include <chrono>

@@ -137,7 +137,7 @@ TEST_F(ApiServerTest, TablesCarryTheHpaColumns) {
 }
 
 TEST_F(ApiServerTest, KubectlAutoscaleProtobufBody) {
-  // kubectl 1.32's autoscale body, verbatim (kubectl-wire.md section 7.2).
+  // kubectl 1.32's autoscale body, verbatim.
   const std::string hex =
       "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
       "0a1a0a0a7068702d61706163686512001a0022002a0032003800420012290a210a0a4465706c6f796d656e74120a7068702d"

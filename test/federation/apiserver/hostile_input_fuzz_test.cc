@@ -214,7 +214,7 @@ class Campaign {
       seeds_.push_back({"PATCH", item + "/status", "application/merge-patch+json", R"({"status":{"currentReplicas":2}})"});
     }
     if (protobufToo && collection.find("autoscaling/v1") != std::string::npos) {
-      // kubectl autoscale's body (kubectl-wire section 7.2)
+      // kubectl autoscale's body, as kubectl 1.32 sends it
       const std::string hex =
           "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
           "0a1a0a0a7068702d61706163686512001a0022002a0032003800420012290a210a0a4465706c6f796d656e74120a7068702d"

@@ -130,7 +130,7 @@ TEST_P(HostileInputTest, JsonStringsThatAreNotUtf8AreBadRequests) {
   expectAlive();
 }
 
-// kubectl autoscale's protobuf body (kubectl-wire section 7.2), with bytes that are not UTF-8.
+// kubectl autoscale's protobuf body (what kubectl 1.32 sends), with bytes that are not UTF-8.
 std::string autoscaleBody(const std::string& replaceHex, const std::string& withHex) {
   std::string hex =
       "6b3873000a290a0e6175746f7363616c696e672f76311217486f72697a6f6e74616c506f644175746f7363616c6572124d"
