@@ -87,11 +87,14 @@ json withoutResourceVersion(json object) {
   return object;
 }
 
-json decode(const storage::KeyValue& kv) {
-  json object = json::parse(kv.value);
-  object["metadata"]["resourceVersion"] = std::to_string(kv.modRevision);
+// An object as it reads back from storage: the stored bytes carry no resourceVersion; the
+// revision the write got is it.
+json withResourceVersion(json object, storage::Revision revision) {
+  object["metadata"]["resourceVersion"] = std::to_string(revision);
   return object;
 }
+
+json decode(const storage::KeyValue& kv) { return withResourceVersion(json::parse(kv.value), kv.modRevision); }
 
 }  // namespace
 
@@ -183,9 +186,7 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   try {
     object["metadata"].erase("resourceVersion");  // at most "" (refused otherwise above); never stored
     const storage::KeyValue stored = storage_.create(key(namespaceName, metaString(object, "name")), object.dump());
-    // The object as decode() would read the bytes just written back, without parsing them.
-    object["metadata"]["resourceVersion"] = std::to_string(stored.modRevision);
-    return object;
+    return withResourceVersion(std::move(object), stored.modRevision);  // not parsed back from the bytes
   } catch (const StorageError& error) {
     if (error.code() == StorageError::Code::AlreadyExists)
       throw api::ApiError::alreadyExists(names.groupResource(), metaString(object, "name"));
@@ -347,10 +348,7 @@ json ResourceStore::commitUpdate(const storage::KeyValue& currentKv, const json&
   }
   if (dryRun) return next;
   const storage::KeyValue stored = storage_.update(currentKv.key, encode(next), currentKv.modRevision);
-  // The object as decode() would read the bytes just written back, without parsing them.
-  json written = next;
-  written["metadata"]["resourceVersion"] = std::to_string(stored.modRevision);
-  return written;
+  return withResourceVersion(next, stored.modRevision);  // not parsed back from the bytes
 }
 
 std::pair<storage::KeyValue, json> ResourceStore::readCurrent(const std::string& namespaceName, const std::string& name) {

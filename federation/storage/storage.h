@@ -110,7 +110,7 @@ class Storage {
 
   virtual std::optional<KeyValue> get(const std::string& key) = 0;
   // The key's value as a cache in front of the backend holds it, offered only while that cache
-  // holds every write made through it: a first guess for a write conditional on the value's
+  // shows every write of this key made through it: a first guess for a write conditional on the value's
   // modRevision (kube-apiserver's GuaranteedUpdate starts from the watch cache's object). It may
   // still be behind the backend (another server's write), so it never answers a read. nullopt:
   // no guess, read the backend.
