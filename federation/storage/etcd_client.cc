@@ -11,6 +11,7 @@
 
 #include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
+#include "federation/common/response_body.h"
 #include "federation/storage/storage.h"
 
 namespace fedhpa::storage {
@@ -202,13 +203,9 @@ class EtcdClient::Impl {
     request.set_request_uri(path);
     request.set_body(payload, "application/json");
     if (errorLikely) request.headers().add("Connection", "close");
-    // One wait for status and body: the body's continuation runs on cpprestsdk's threads.
-    auto [status, text] = client->request(request)
-                              .then([](http::http_response response) {
-                                return response.extract_utf8string(true).then(
-                                    [status = response.status_code()](std::string body) { return std::pair(status, std::move(body)); });
-                              })
-                              .get();
+    const http::http_response response = client->request(request).get();
+    const std::string text = bodyOf(response);
+    const int status = response.status_code();
     EtcdReply reply{status, json::parse(text, nullptr, false)};
     if (reply.body.is_discarded()) reply.body = json{{"message", text}};
     if (!reply.ok() && !errorLikely) dropConnections(use, index, client);
