@@ -152,7 +152,7 @@ std::string requestsPerHpa(const std::vector<std::map<std::pair<std::string, std
       if (verb == "watch" || resource.empty() || resource[0] == '/') continue;
       const auto it = before[s].find(key);
       const long long delta = count - (it == before[s].end() ? 0 : it->second);
-      if (delta > 0) text += " " + verb + " " + resource + " " + fixed(static_cast<double>(delta) / n, 2);
+      if (200 * delta >= n) text += " " + verb + " " + resource + " " + fixed(static_cast<double>(delta) / n, 2);  // 0.01 or more
     }
   }
   return text;
