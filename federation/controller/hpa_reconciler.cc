@@ -132,7 +132,7 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
     const bool unsettled = unanswered == WriteExpectations::Unanswered::Pending ||
                            (unanswered == WriteExpectations::Unanswered::Due && !settleByReading(member, ns, name));
     if (cached) local.cacheVersion = metaField(*cached, "resourceVersion");
-    local.hpa = expectations_.current(member.name, key, cached);
+    local.hpa = expectations_.current(member.name, key, std::move(cached));
     const Refusal refusal = refusalOf(member.name, key, local.hpa.has_value());
     local.foreign = refusal == Refusal::Foreign;
     local.unseen = refusal == Refusal::Unconfirmed || unsettled;
@@ -173,7 +173,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  const auto fromCache = context_.federatedHpas.get(ns, name);
+  auto fromCache = context_.federatedHpas.get(ns, name);
   if (!fromCache) {  // gone, and its finalizer did the cleanup
     expectations_.forget(kFederationSource, key);
     std::lock_guard lock(reconciledMutex_);
@@ -181,7 +181,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     return;
   }
   // This controller's last write of it, until the cache has caught up with that write.
-  const auto cached = expectations_.current(kFederationSource, key, fromCache);
+  const auto cached = expectations_.current(kFederationSource, key, std::move(fromCache));
   auto locals = readMembers(*cached);
   {
     std::lock_guard lock(reconciledMutex_);

@@ -75,8 +75,7 @@ void WriteExpectations::deleted(const std::string& member, const std::string& ke
   entries_[{member, key}] = Entry{std::nullopt, lastVersion, ""};
 }
 
-std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key,
-                                               const std::optional<json>& cached) {
+std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key, std::optional<json> cached) {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find({member, key});
   if (it == entries_.end()) return cached;

@@ -45,9 +45,9 @@ class WriteExpectations {
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
-  // seen this controller's last write to it (nullopt: there is none).
-  std::optional<clusters::json> current(const std::string& member, const std::string& key,
-                                        const std::optional<clusters::json>& cached);
+  // seen this controller's last write to it (nullopt: there is none). Takes the cache's copy to
+  // hand it back without copying it again.
+  std::optional<clusters::json> current(const std::string& member, const std::string& key, std::optional<clusters::json> cached);
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
   // it was conditional on; for a create, the version of any copy the cache still showed ("" none).
