@@ -362,6 +362,7 @@ TEST_F(HpaReconcilerTest, TheEchoOfAWriteThatComesBeforeItsAnswerIsAnEcho) {
   for (const auto& echoes : memberEchoes) EXPECT_EQ(*echoes, std::vector<bool>{true}) << "the create";
   EXPECT_TRUE(requeued_.empty()) << "requeued: " << requeued_.front();
   EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
+  restartController();  // posts the placement's Event now: nothing writes to the federation below
   federation_.afterWrite = nullptr;
   for (auto& member : members_) member.api->afterWrite = nullptr;
 }
