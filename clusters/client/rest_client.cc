@@ -119,6 +119,16 @@ json parseJson(const char* begin, const char* end, bool dropManagedFields) {
   return out;
 }
 
+// The response's body, read on this thread once it has all arrived. http_response's
+// extract_utf8string() would run the read as a task continuation, scheduled on cpprestsdk's pool:
+// one more thread hand-off (a wake-up and a context switch each side) per request, and the caller
+// woken once more. Throws http_exception when the body could not be read.
+std::string bodyOf(const http::http_response& response) {
+  const auto message = response._get_impl();
+  pplx::create_task(message->_get_data_available()).get();
+  return message->extract_utf8string(true);
+}
+
 // No connection was made, so nothing was sent. cpprestsdk reports a connect that failed on every
 // resolved endpoint (refused, unreachable) as host_unreachable.
 bool connectFailed(const http::http_exception& error) {
@@ -182,7 +192,7 @@ class RestClient::Impl {
     for (int attempt = 1;; ++attempt) {
       try {
         http::http_response response = client_.request(request(method, pathAndQuery, body, contentType)).get();
-        const std::string text = response.extract_utf8string(true).get();
+        const std::string text = bodyOf(response);
         const int code = response.status_code();
         if (code < 300) return text.empty() ? json::object() : parseJson(text.data(), text.data() + text.size(), options_.dropManagedFields);
         ClientError error = errorFromStatus(code, text);

@@ -43,7 +43,9 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
       federatedHpas_(federation, kHpas, enqueueingHpas(queue_, reconciler_, "")),
       federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
-      reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}, options.policy),
+      reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
+                   [this](const std::string& key) { queue_.add(key); }},
+                  options.policy),
       deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}),
       karmada_(federation, events_, time, options.karmada) {}
 

@@ -87,7 +87,21 @@ bool maxInvariantHolds(partitioner::Replicas federatedMax, const std::vector<par
   return std::accumulate(localMaxima.begin(), localMaxima.end(), partitioner::Replicas{0}) <= federatedMax;
 }
 
-HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy policy) : context_(context), policy_(policy) {}
+HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy policy)
+    : context_(context), policy_(policy), expectations_(context.requeue) {}
+
+json HpaReconciler::writeFederated(const std::string& key, const std::string& basedOn, const std::function<json()>& write) {
+  expectations_.writing(kFederationSource, key);
+  json written;
+  try {
+    written = write();
+  } catch (...) {
+    expectations_.notWritten(kFederationSource, key);
+    throw;
+  }
+  expectations_.written(kFederationSource, key, written, basedOn);
+  return written;
+}
 
 HpaReconciler::Refusal HpaReconciler::refusalOf(const std::string& member, const std::string& key, bool knowsOurCopy) {
   std::lock_guard lock(foreignMutex_);
@@ -118,7 +132,7 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
     const bool unsettled = unanswered == WriteExpectations::Unanswered::Pending ||
                            (unanswered == WriteExpectations::Unanswered::Due && !settleByReading(member, ns, name));
     if (cached) local.cacheVersion = metaField(*cached, "resourceVersion");
-    local.hpa = expectations_.current(member.name, key, cached);
+    local.hpa = expectations_.current(member.name, key, std::move(cached));
     const Refusal refusal = refusalOf(member.name, key, local.hpa.has_value());
     local.foreign = refusal == Refusal::Foreign;
     local.unseen = refusal == Refusal::Unconfirmed || unsettled;
@@ -159,7 +173,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  const auto fromCache = context_.federatedHpas.get(ns, name);
+  auto fromCache = context_.federatedHpas.get(ns, name);
   if (!fromCache) {  // gone, and its finalizer did the cleanup
     expectations_.forget(kFederationSource, key);
     std::lock_guard lock(reconciledMutex_);
@@ -167,7 +181,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     return;
   }
   // This controller's last write of it, until the cache has caught up with that write.
-  const auto cached = expectations_.current(kFederationSource, key, fromCache);
+  const auto cached = expectations_.current(kFederationSource, key, std::move(fromCache));
   auto locals = readMembers(*cached);
   {
     std::lock_guard lock(reconciledMutex_);
@@ -314,11 +328,22 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   // `raises`: each of these writes may raise what its member holds (a create, a raise).
   auto write = [&](const std::vector<std::size_t>& which, bool raises) {
     std::vector<MemberCall> calls;
-    for (const std::size_t i : which) calls.push_back(writeCall(federated, locals[i], targets[i]));
-    const auto outcomes = context_.calls.callAll(calls);
+    for (const std::size_t i : which) {
+      calls.push_back(writeCall(federated, locals[i], targets[i]));
+      if (targets[i]) expectations_.writing(locals[i].member.name, key);  // a create or an update: echoed by the cache
+    }
+    std::vector<MemberCallOutcome> outcomes;
+    try {
+      outcomes = context_.calls.callAll(calls);
+    } catch (...) {  // no outcomes to record: nothing may stay announced
+      for (const std::size_t i : which)
+        if (targets[i]) expectations_.notWritten(locals[i].member.name, key);
+      throw;
+    }
     for (std::size_t n = 0; n < which.size(); ++n) {
       MemberHpa& local = locals[which[n]];
       const auto& outcome = outcomes[n];
+      if (targets[which[n]] && !outcome.ok()) expectations_.notWritten(local.member.name, key);
       const bool gone = !outcome.ok() && outcome.error->kind() == ClientError::Kind::NotFound && local.hpa;
       if (gone) {
         // The copy was deleted under the controller (by someone, or by its own delete whose answer
@@ -470,10 +495,9 @@ json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown
   json updated = federated;
   updated["metadata"]["finalizers"].push_back(kFederationFinalizer);
   if (!breakdown.empty()) updated["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
-  json written = context_.federation.update(kHpas, updated);  // 409 when the cache was stale: requeued
-  expectations_.written(kFederationSource, metaField(federated, "namespace") + "/" + metaField(federated, "name"), written,
-                        metaField(federated, "resourceVersion"));
-  return written;
+  // 409 when the cache was stale: requeued
+  return writeFederated(metaField(federated, "namespace") + "/" + metaField(federated, "name"), metaField(federated, "resourceVersion"),
+                        [&] { return context_.federation.update(kHpas, updated); });
 }
 
 // The members as they will be once the plan's writes have gone through, where that is more than
@@ -620,13 +644,11 @@ void HpaReconciler::reportStatus(const json& federated, const std::vector<Member
     keepTransitionTimes(status["conditions"], written.value("status", json::object()).value("conditions", json::array()));
     if (annotationOf(written, kClusterStatusAnnotation) != breakdown) {
       written["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown;
-      written = context_.federation.update(kHpas, written);
-      expectations_.written(kFederationSource, key, written, base);
+      written = writeFederated(key, base, [&] { return context_.federation.update(kHpas, written); });
     }
     if (written.value("status", json::object()) != status) {
       written["status"] = status;
-      written = context_.federation.update(kHpas, written, "status");
-      expectations_.written(kFederationSource, key, written, base);
+      written = writeFederated(key, base, [&] { return context_.federation.update(kHpas, written, "status"); });
     }
     // The reconcile that handed this over counted the version it planned from; this write's is
     // the same inputs, status aside.

@@ -4,6 +4,7 @@
 // resourceVersion it was planned from), aggregate the members' status back, record one Event.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,6 +64,9 @@ struct ReconcilerContext {
   ControllerMetrics& metrics;
   EventRecorder& events;
   StatusWriter& status;  // status and the per-cluster annotation, written off the reconcile path
+  // Puts a key back on the work queue: a watch event held back while a write of its object was
+  // under way was not that write's echo. Without it, no event is held back.
+  std::function<void(const std::string& key)> requeue = {};
 };
 
 // The safety invariant, stated once: counting every member that may hold a local HPA (Healthy or
@@ -116,6 +120,8 @@ class HpaReconciler {
   // what the members answered. Returns the first failure, if any.
   std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
                                                  std::vector<MemberHpa>& locals, bool raisesAllowed);
+  // A write of the federated HPA `key`, bracketed for WriteExpectations; returns its answer.
+  json writeFederated(const std::string& key, const std::string& basedOn, const std::function<json()>& write);
   MemberCall writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);
   // Hands the members' statuses, summed, and the per-cluster annotation to the status writer,
   // unless the federated HPA shows them already.

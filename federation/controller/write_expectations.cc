@@ -28,9 +28,46 @@ bool resourceVersionAtLeast(const std::string& a, const std::string& b) {
   return a == b;
 }
 
-void WriteExpectations::written(const std::string& member, const std::string& key, const json& object, const std::string& basedOn) {
+WriteExpectations::WriteExpectations(std::function<void(const std::string& key)> missed) : missed_(std::move(missed)) {}
+
+void WriteExpectations::writing(const std::string& member, const std::string& key) {
+  if (!missed_) return;
   std::lock_guard lock(mutex_);
-  entries_[{member, key}] = Entry{object, versionOf(object), basedOn};
+  ++inFlight_[{member, key}].writes;
+}
+
+bool WriteExpectations::finishWrite(const std::string& member, const std::string& key, const std::string& version) {
+  const auto it = inFlight_.find({member, key});
+  if (it == inFlight_.end()) return false;  // forgotten meanwhile
+  InFlight& writes = it->second;
+  if (!version.empty()) writes.answered.push_back(version);
+  if (--writes.writes > 0) return false;
+  const bool missed = std::any_of(writes.arrived.begin(), writes.arrived.end(), [&](const std::string& arrived) {
+    return std::find(writes.answered.begin(), writes.answered.end(), arrived) == writes.answered.end();
+  });
+  inFlight_.erase(it);
+  return missed;
+}
+
+void WriteExpectations::finished(const std::string& member, const std::string& key, const std::string& version) {
+  if (!missed_) return;
+  bool missed;
+  {
+    std::lock_guard lock(mutex_);
+    missed = finishWrite(member, key, version);
+  }
+  if (missed) missed_(key);
+}
+
+void WriteExpectations::notWritten(const std::string& member, const std::string& key) { finished(member, key, ""); }
+
+void WriteExpectations::written(const std::string& member, const std::string& key, const json& object, const std::string& basedOn) {
+  const std::string version = versionOf(object);
+  {
+    std::lock_guard lock(mutex_);
+    entries_[{member, key}] = Entry{object, version, basedOn};
+  }
+  finished(member, key, version);
 }
 
 void WriteExpectations::deleted(const std::string& member, const std::string& key, const std::string& lastVersion) {
@@ -38,8 +75,7 @@ void WriteExpectations::deleted(const std::string& member, const std::string& ke
   entries_[{member, key}] = Entry{std::nullopt, lastVersion, ""};
 }
 
-std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key,
-                                               const std::optional<json>& cached) {
+std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key, std::optional<json> cached) {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find({member, key});
   if (it == entries_.end()) return cached;
@@ -92,12 +128,16 @@ std::optional<json> WriteExpectations::ownWriteOver(const std::string& member, c
 }
 
 bool WriteExpectations::cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion) {
+  if (resourceVersion.empty()) return false;
   std::lock_guard lock(mutex_);
+  const auto writes = inFlight_.find({member, key});
+  const bool heldBack = writes != inFlight_.end();
+  if (heldBack) writes->second.arrived.push_back(resourceVersion);
   const auto it = entries_.find({member, key});
-  if (it == entries_.end() || !it->second.object || resourceVersion.empty()) return false;
+  if (it == entries_.end() || !it->second.object) return heldBack;
   const bool own = it->second.resourceVersion == resourceVersion;
   if (resourceVersionAtLeast(resourceVersion, it->second.resourceVersion)) entries_.erase(it);
-  return own;
+  return own || heldBack;
 }
 
 void WriteExpectations::forget(const std::string& member, const std::string& key) {
@@ -109,6 +149,7 @@ void WriteExpectations::forgetMember(const std::string& member) {
   std::lock_guard lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end();) it = it->first.first == member ? entries_.erase(it) : std::next(it);
   for (auto it = unanswered_.begin(); it != unanswered_.end();) it = it->first.first == member ? unanswered_.erase(it) : std::next(it);
+  for (auto it = inFlight_.begin(); it != inFlight_.end();) it = it->first.first == member ? inFlight_.erase(it) : std::next(it);
 }
 
 std::size_t WriteExpectations::pending() const {

@@ -6,12 +6,15 @@
 // stands in for the cache until the cache shows the same resourceVersion or a later one.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "clusters/client/kube_client.h"
 #include "federation/common/time_source.h"
@@ -25,15 +28,26 @@ bool resourceVersionAtLeast(const std::string& a, const std::string& b);
 
 class WriteExpectations {
  public:
+  // `missed` gets the key of a watch event held back during a write (cacheShows) that turned out
+  // not to echo it; without one, nothing is held back.
+  explicit WriteExpectations(std::function<void(const std::string& key)> missed = {});
+
+  // A create or an update of the object is going out. Until its answer is in (written, or
+  // notWritten when it failed), a watch event of the object may be its echo, arriving before the
+  // answer that says so: cacheShows holds such events back, and the answer decides. Each call
+  // is paired with one of written() or notWritten().
+  void writing(const std::string& member, const std::string& key);
+  // The write that writing() announced failed: what it held back is handed to `missed`.
+  void notWritten(const std::string& member, const std::string& key);
   // The member answered a create or an update with `object`; `basedOn` is the resourceVersion the
   // write was conditional on, when the caller wants to build on it (ownWriteOver).
   void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "");
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
-  // seen this controller's last write to it (nullopt: there is none).
-  std::optional<clusters::json> current(const std::string& member, const std::string& key,
-                                        const std::optional<clusters::json>& cached);
+  // seen this controller's last write to it (nullopt: there is none). Takes the cache's copy to
+  // hand it back without copying it again.
+  std::optional<clusters::json> current(const std::string& member, const std::string& key, std::optional<clusters::json> cached);
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
   // it was conditional on; for a create, the version of any copy the cache still showed ("" none).
@@ -53,7 +67,9 @@ class WriteExpectations {
   std::optional<clusters::json> ownWriteOver(const std::string& member, const std::string& key, const std::string& baseVersion);
   // The cache now shows the object at `resourceVersion`: an expectation that version meets is
   // dropped. True when it is this controller's last write itself (a watch event that only echoes
-  // that write tells the controller nothing it does not know).
+  // that write tells the controller nothing it does not know), or when a write of the object is
+  // under way (the event is held back: `missed` gets its key if no answer of those writes has
+  // that version).
   bool cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion);
   void forget(const std::string& member, const std::string& key);
   void forgetMember(const std::string& member);
@@ -69,7 +85,20 @@ class WriteExpectations {
     std::string baseVersion;
     MonotonicTime answeringSince;  // reset whenever the member is found not answering
   };
+  // The writes of one object under way, and what arrived and was answered meanwhile.
+  struct InFlight {
+    int writes = 0;
+    std::vector<std::string> arrived;   // versions of the watch events held back
+    std::vector<std::string> answered;  // versions the writes' answers had
+  };
+  // One write of the object ended, answered with `version` ("": failed). True when the last one
+  // under way ended and an event held back was none of their answers.
+  bool finishWrite(const std::string& member, const std::string& key, const std::string& version);
+  void finished(const std::string& member, const std::string& key, const std::string& version);
+
+  std::function<void(const std::string& key)> missed_;
   mutable std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, InFlight> inFlight_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, UnansweredWrite> unanswered_;
 };

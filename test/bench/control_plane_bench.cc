@@ -140,6 +140,24 @@ std::string reconcileSummary(const std::map<std::string, double>& metrics, int n
          fixed(value("fedhpa_reconcile_errors_total"), 0) + " failed";
 }
 
+// Requests served per federated HPA between two scrapes of each server's /metrics, by verb and
+// resource ("update horizontalpodautoscalers/status 1.00"): watches, probes and /metrics left out.
+std::string requestsPerHpa(const std::vector<std::map<std::pair<std::string, std::string>, long long>>& before,
+                           const std::vector<std::string>& urls, const std::vector<std::string>& names, int n) {
+  std::string text;
+  for (std::size_t s = 0; s < urls.size(); ++s) {
+    text += (s ? "; " : "") + names[s] + ":";
+    for (const auto& [key, count] : requestCounts(urls[s])) {
+      const auto& [verb, resource] = key;
+      if (verb == "watch" || resource.empty() || resource[0] == '/') continue;
+      const auto it = before[s].find(key);
+      const long long delta = count - (it == before[s].end() ? 0 : it->second);
+      if (200 * delta >= n) text += " " + verb + " " + resource + " " + fixed(static_cast<double>(delta) / n, 2);  // 0.01 or more
+    }
+  }
+  return text;
+}
+
 void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   const int n = sizes.convergenceHpas;
   progress("convergence: apiserver, 3 member-sims, N=" + std::to_string(n) + " federated HPAs, then controller-manager");
@@ -172,6 +190,13 @@ void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   MemberMirror mirror(f.members, 10);
   const Revisions revisionsBefore = revisions(f.federation, f.members);
   std::vector<const Process*> processes = {f.apiserver.get(), f.sims[0].get(), f.sims[1].get(), f.sims[2].get()};
+  std::vector<std::string> servers = {f.federationUrl}, serverNames = {"federation"};
+  for (std::size_t m = 0; m < f.memberUrls.size(); ++m) {
+    servers.push_back(f.memberUrls[m]);
+    serverNames.push_back("member" + std::to_string(m + 1));
+  }
+  std::vector<std::map<std::pair<std::string, std::string>, long long>> requestsBefore;
+  for (const auto& url : servers) requestsBefore.push_back(requestCounts(url));
   std::vector<double> cpuBefore;
   for (const auto* process : processes) cpuBefore.push_back(cpuSeconds(process->pid()));
   const auto start = Clock::now();
@@ -184,6 +209,7 @@ void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   progress("CPU s until converged: " + cpuSince(processes, cpuBefore) + "; " +
            writesPerHpa(revisionsBefore, revisions(f.federation, f.members), n));
   progress("controller-manager: " + reconcileSummary(scrapeMetrics(f.controllerUrl), n));
+  progress("requests per federated HPA until converged: " + requestsPerHpa(requestsBefore, servers, serverNames, n));
   const double rate = 3.0 * n / elapsed;
   progress("converged: " + std::to_string(3 * n) + " local HPAs in " + fixed(elapsed, 2) + " s from the controller-manager's start");
   rows.push_back({"convergence N=" + std::to_string(n) + " x3 (stored, started)",

@@ -185,7 +185,11 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     events_ = std::make_unique<EventRecorder>(federation_, time_);
     status_ = std::make_unique<StatusWriter>(2, [this](const std::string& key) { retried_.push_back(key); });
     reconciler_ = std::make_unique<HpaReconciler>(
-        ReconcilerContext{federation_, federatedHpas_, federatedDeployments_, *this, *calls_, time_, metrics_, *events_, *status_},
+        ReconcilerContext{federation_, federatedHpas_, federatedDeployments_, *this, *calls_, time_, metrics_, *events_, *status_,
+                          [this](const std::string& key) {
+                            std::lock_guard lock(requeuedMutex_);
+                            requeued_.push_back(key);
+                          }},
         policy());
   }
   // One reconcile of the HPA, and the status write it handed over.
@@ -295,6 +299,23 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
   std::unique_ptr<EventRecorder> events_;
   std::unique_ptr<HpaReconciler> reconciler_;
   std::vector<std::string> retried_;      // keys the status writer sent back
+  std::mutex requeuedMutex_;
+  std::vector<std::string> requeued_;  // keys of events held back during a write that did not echo it
+  // Delivers the HPA's watch event to the reconciler from inside each of its writes to `api`, after
+  // the write and before its answer (as a watch can at a round trip of 0); `change` first makes
+  // it someone else's change instead. Returns what echoesOwnWrite said of each, in order.
+  std::shared_ptr<std::vector<bool>> eventsBeforeAnswers(FakeApi& api, const std::string& source,
+                                                          std::function<void(json&)> change = {}) {
+    auto echoes = std::make_shared<std::vector<bool>>();
+    api.afterWrite = [this, &api, source, change, echoes](const clusters::Resource& resource) {
+      if (resource.resource != kHpas.resource) return;
+      if (change) api.touch(kHpas, "default", "php-apache", change);
+      const auto object = api.peek(kHpas, "default", "php-apache");
+      std::lock_guard lock(requeuedMutex_);
+      if (object) echoes->push_back(reconciler_->echoesOwnWrite(source, *object));
+    };
+    return echoes;
+  }
   std::unique_ptr<StatusWriter> status_;  // destroyed first: its writes call into the reconciler
 };
 
@@ -326,6 +347,39 @@ TEST_F(HpaReconcilerTest, AFirstPlacementWritesTheFederatedHpaTwice) {
   EXPECT_TRUE((*federated).contains("status"));
   events_ = std::make_unique<EventRecorder>(federation_, time_);
   restartController();
+}
+
+// At a round trip of 0 the watch event of a write mostly comes before the write's answer: it is
+// still that write's echo, and brings no second reconcile.
+TEST_F(HpaReconcilerTest, TheEchoOfAWriteThatComesBeforeItsAnswerIsAnEcho) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  const auto federationEchoes = eventsBeforeAnswers(federation_, "");
+  std::vector<std::shared_ptr<std::vector<bool>>> memberEchoes;
+  for (auto& member : members_) memberEchoes.push_back(eventsBeforeAnswers(*member.api, member.name));
+  reconcile();
+  EXPECT_EQ(*federationEchoes, (std::vector<bool>{true, true})) << "the finalizer, then the status";
+  for (const auto& echoes : memberEchoes) EXPECT_EQ(*echoes, std::vector<bool>{true}) << "the create";
+  EXPECT_TRUE(requeued_.empty()) << "requeued: " << requeued_.front();
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
+  restartController();  // posts the placement's Event now: nothing writes to the federation below
+  federation_.afterWrite = nullptr;
+  for (auto& member : members_) member.api->afterWrite = nullptr;
+}
+
+// Someone else's change that comes while a write is under way is held back like an echo, and
+// once the answer shows it was not one, its key goes back to the queue: nothing is missed.
+TEST_F(HpaReconcilerTest, SomeoneElsesChangeDuringAWriteGoesBackToTheQueue) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  const auto echoes = eventsBeforeAnswers(*members_[1].api, "member2", [](json& hpa) { hpa["metadata"]["labels"]["team"] = "web"; });
+  reconcile();
+  EXPECT_EQ(*echoes, std::vector<bool>{true}) << "held back while the create was under way";
+  EXPECT_EQ(requeued_, std::vector<std::string>{kKey});
+  members_[1].api->afterWrite = nullptr;
+  refreshCaches();
+  EXPECT_NO_THROW(reconciler_->reconcile(kKey, /*unlessUnchanged=*/true));
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
 }
 
 TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace fedhpa::controller {
 namespace {
 
@@ -31,6 +34,71 @@ TEST(WriteExpectationsTest, ADeleteHidesTheCachedCopyUntilItIsGone) {
   EXPECT_EQ(expectations.pending(), 0u);
   expectations.deleted("m1", "ns/a", "12");
   EXPECT_EQ((*expectations.current("m1", "ns/a", hpa("15", 3)))["spec"]["maxReplicas"], 3) << "created again since";
+}
+
+// The member's watch event of a write can come before the write's answer: while the write is
+// under way its object's events are held back, and its answer tells whether they echoed it.
+TEST(WriteExpectationsTest, AnEventDuringAWriteIsHeldBackUntilTheAnswerSaysWhetherItEchoedIt) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  expectations.writing("m1", "ns/a");
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "12")) << "held back";
+  EXPECT_FALSE(expectations.cacheShows("m2", "ns/a", "12")) << "another member's copy: no write under way";
+  expectations.written("m1", "ns/a", hpa("12", 5));
+  EXPECT_TRUE(missed.empty()) << "it was the write's echo";
+  EXPECT_FALSE(expectations.cacheShows("m1", "ns/a", "13")) << "the write is answered: nothing is held back any more";
+
+  expectations.writing("m1", "ns/b");
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/b", "20"));
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/b", "21")) << "someone else's change after the write";
+  expectations.written("m1", "ns/b", hpa("20", 5));
+  EXPECT_EQ(missed, std::vector<std::string>{"ns/b"}) << "version 21 was no echo: the key goes back to the queue";
+}
+
+TEST(WriteExpectationsTest, EventsHeldBackDuringAFailedWriteGoBackToTheQueue) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  expectations.writing("m1", "ns/a");
+  expectations.notWritten("m1", "ns/a");
+  EXPECT_TRUE(missed.empty()) << "nothing arrived meanwhile";
+  expectations.writing("m1", "ns/a");
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "12"));
+  expectations.notWritten("m1", "ns/a");  // a 409: someone else wrote version 12
+  EXPECT_EQ(missed, std::vector<std::string>{"ns/a"});
+}
+
+// Two writes of one object under way at once (a reconcile's and the status writer's): what
+// arrives is decided once both are answered, against either answer.
+TEST(WriteExpectationsTest, OverlappingWritesDecideWhenTheLastIsAnswered) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  expectations.writing("(federation)", "ns/a");
+  expectations.writing("(federation)", "ns/a");
+  EXPECT_TRUE(expectations.cacheShows("(federation)", "ns/a", "30"));
+  EXPECT_TRUE(expectations.cacheShows("(federation)", "ns/a", "31"));
+  expectations.written("(federation)", "ns/a", hpa("30", 5));
+  EXPECT_TRUE(missed.empty()) << "one write is still under way";
+  expectations.written("(federation)", "ns/a", hpa("31", 5));
+  EXPECT_TRUE(missed.empty()) << "both events were echoes";
+  EXPECT_EQ(expectations.pending(), 1u) << "the last answer stands in for the cache until it shows it";
+}
+
+TEST(WriteExpectationsTest, WithoutARequeueNothingIsHeldBack) {
+  WriteExpectations expectations;
+  expectations.writing("m1", "ns/a");
+  EXPECT_FALSE(expectations.cacheShows("m1", "ns/a", "12")) << "the event is handled as it comes";
+  expectations.written("m1", "ns/a", hpa("12", 5));
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "12"));
+}
+
+TEST(WriteExpectationsTest, AForgottenMemberHoldsNothingBack) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  expectations.writing("m1", "ns/a");
+  expectations.forgetMember("m1");
+  EXPECT_FALSE(expectations.cacheShows("m1", "ns/a", "12"));
+  expectations.notWritten("m1", "ns/a");
+  EXPECT_TRUE(missed.empty());
 }
 
 // A raise over version 12 went unanswered: until the cache shows a later version it may still
