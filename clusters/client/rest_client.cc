@@ -13,6 +13,7 @@
 
 #include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
+#include "federation/common/response_body.h"
 
 namespace fedhpa::clusters {
 
@@ -119,16 +120,6 @@ json parseJson(const char* begin, const char* end, bool dropManagedFields) {
   return out;
 }
 
-// The response's body, read on this thread once it has all arrived. http_response's
-// extract_utf8string() would run the read as a task continuation, scheduled on cpprestsdk's pool:
-// one more thread hand-off (a wake-up and a context switch each side) per request, and the caller
-// woken once more. Throws http_exception when the body could not be read.
-std::string bodyOf(const http::http_response& response) {
-  const auto message = response._get_impl();
-  pplx::create_task(message->_get_data_available()).get();
-  return message->extract_utf8string(true);
-}
-
 // No connection was made, so nothing was sent. cpprestsdk reports a connect that failed on every
 // resolved endpoint (refused, unreachable) as host_unreachable.
 bool connectFailed(const http::http_exception& error) {
@@ -222,7 +213,7 @@ class RestClient::Impl {
     } catch (const std::exception& error) {
       throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
     }
-    if (response.status_code() >= 300) throw errorFromStatus(response.status_code(), response.extract_utf8string(true).get());
+    if (response.status_code() >= 300) throw errorFromStatus(response.status_code(), bodyOf(response));
     return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel), options_.dropManagedFields);
   }
 
