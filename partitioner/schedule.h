@@ -27,9 +27,19 @@ struct Schedule {
   // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
   std::vector<Note> notes;
   std::size_t noteCount = 0;
-  // Each cluster's fair share of the federated max (steps.h fairShares), computed at most once
+  // Each cluster's fair share of the federated max (steps.h fairShares), worked out at most once
   // per plan by the first step that asks (fairSharesOf).
-  std::vector<Replicas> fair;
+  struct FairShares {
+    // Without preferences (equal weights, no floors, caps or tiers) the shares are total / n each
+    // and one more for the first `extra` by name: kept as those two numbers, not written out per
+    // cluster (a pass of its own, a tenth of admitting a new cluster into a small federation).
+    bool even = true;
+    Replicas each = 0;
+    std::size_t extra = 0;
+    std::vector<Replicas> shaped;  // per cluster, when preferences shape them
+    Replicas operator[](std::size_t i) const { return even ? each + (i < extra ? 1 : 0) : shaped[i]; }
+  };
+  FairShares fair;
   bool fairKnown = false;
   // The steps' working arrays; kept with the schedule so that the next plan reuses them.
   Scratch scratch;

@@ -228,27 +228,26 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
   if (rest > 0) levelUp(shares, scratch.filled(n, kNoCap), rest, scratch);
 }
 
-const std::vector<Replicas>& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
-                                          Replicas total) {
-  if (schedule.fairKnown) return schedule.fair;
+const Schedule::FairShares& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
+                                        Replicas total) {
+  Schedule::FairShares& fair = schedule.fair;
+  if (schedule.fairKnown) return fair;
   schedule.fairKnown = true;
-  if (schedule.preferencesSet || total > kNoCap) {
-    fairShares(views, total, schedule.fair, schedule.scratch);
-    return schedule.fair;
+  fair.even = !schedule.preferencesSet && total <= kNoCap;
+  if (!fair.even) {
+    fairShares(views, total, fair.shaped, schedule.scratch);
+    return fair;
   }
-  // Equal weights, no floors, caps or tiers: what fairShares computes, total / n each and the
-  // remainder to the first by name, without its working arrays.
-  const std::size_t n = views.size();
-  const Replicas each = total / static_cast<Replicas>(n);
-  const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
-  schedule.fair.resize(n);
-  for (std::size_t i = 0; i < n; ++i) schedule.fair[i] = each + (i < extra ? 1 : 0);
-  return schedule.fair;
+  // Equal weights, no floors, caps or tiers: what fairShares computes, without its working arrays.
+  const auto n = static_cast<Replicas>(views.size());
+  fair.each = total / n;
+  fair.extra = static_cast<std::size_t>(total % n);
+  return fair;
 }
 
 void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
                      const FederatedSpec& spec) {
-  const std::vector<Replicas>& shares = fairSharesOf(schedule, views, spec.limits.max);
+  const Schedule::FairShares& shares = fairSharesOf(schedule, views, spec.limits.max);
   for (std::size_t i = 0; i < views.size(); ++i) {
     schedule.limits[i] = {0, shares[i]};
     if (shares[i] > 0) {
@@ -330,7 +329,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
   deficit -= levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !schedule.allPresent) {
-    const std::vector<Replicas>& fair = fairSharesOf(schedule, views, federated);
+    const Schedule::FairShares& fair = fairSharesOf(schedule, views, federated);
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
   }
@@ -383,7 +382,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
                       const FederatedSpec& spec) {
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
-  const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
+  const Schedule::FairShares& fair = fairSharesOf(schedule, views, spec.limits.max);
   const Scratch::Mark mark(schedule.scratch);
   // What the new clusters want and the others have spare, in one pass.
   Scratch::Array wants = schedule.scratch.overwritten(n), spares = schedule.scratch.overwritten(n);
