@@ -100,6 +100,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
   // which the views' stores might alias, so each update through it was a load and a store per
   // cluster, every iteration waiting on the one before.
   std::size_t present = 0;
+  std::size_t saturated = 0;
   Replicas currentMax = 0;
   bool preferencesSet = false;
   bool tiered = false;
@@ -168,6 +169,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     }
 
     if (view.saturated) {
+      ++saturated;
       view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - limits.max);
     }
 
@@ -182,7 +184,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     }
     minHeldIdle |= view.minToKeep < limits.min;
   }
-  return Federation{present, currentMax, preferencesSet, tiered, minHeldIdle};
+  return Federation{present, saturated, currentMax, preferencesSet, tiered, minHeldIdle};
 }
 
 }  // namespace fedhpa::partitioner

@@ -47,6 +47,10 @@ struct Schedule {
   bool tiered = false;       // some cluster is in a tier other than 0
   bool allPresent = false;   // every cluster has a local HPA
   bool nonePresent = false;  // none has: the first placement of a federated HPA
+  // At most one cluster is saturated / has no local HPA: an exchange to saturated / new clusters
+  // then has at most one receiver (steps.cc oneReceiverTakes).
+  bool oneSaturated = false;
+  bool oneNew = false;
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
   Replicas currentMax = 0;      // Σ of the current local max
   bool minHeldIdle = false;     // some cluster holds min it does not use (ClusterView::minToKeep)
@@ -67,6 +71,8 @@ struct Schedule {
     minHeldIdle = federation.minHeldIdle;
     allPresent = federation.present == n;
     nonePresent = federation.present == 0;
+    oneSaturated = federation.saturated <= 1;
+    oneNew = n - federation.present <= 1;
     transfers.clear();
     noteCount = 0;
     fairKnown = false;
