@@ -95,7 +95,12 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 
 Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
                     const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
+  // Read once, into locals: the views' stores might alias the spec and the policy, so read
+  // through them they were loaded again for every cluster.
   const auto target = spec.targetCPUUtilizationPercent;
+  const bool legacy = policy.kind == Policy::Kind::Legacy;
+  const TimePoint::duration window = policy.scaleForbiddenWindow;
+  const std::size_t n = clusters.size();
   // Gathered in locals, set in the result at the end: the result lives in the caller's memory,
   // which the views' stores might alias, so each update through it was a load and a store per
   // cluster, every iteration waiting on the one before.
@@ -107,8 +112,8 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
   bool minHeldIdle = false;
   // The views of the last plan are written over, every field of each, instead of being built
   // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
-  views.resize(clusters.size());
-  for (std::size_t c = 0; c < clusters.size(); ++c) {
+  views.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
     const ClusterState& cluster = *clusters[c];
     ClusterView& view = views[c];
     view.name = cluster.name;
@@ -145,9 +150,9 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =
-        hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + policy.scaleForbiddenWindow;
+        hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + window;
 
-    if (policy.kind == Policy::Kind::Legacy) {
+    if (legacy) {
       // kubefed v1: an HPA that never scaled is not "scaleable" either.
       const bool scaleable = hpa.status.lastScaleTime && !view.inForbiddenWindow;
       view.saturated = saturatedLegacy(hpa.status, limits, scaleable);
@@ -162,7 +167,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
                              std::max(view.preferredFloor, Replicas{1}));
 
     view.maxKeptUnderPressure = view.maxInUse;
-    if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
+    if (!legacy && view.need && *view.need < view.maxInUse) {
       view.maxKeptUnderPressure =
           std::min(view.maxInUse, std::max(std::max(*view.need + reclaimMargin(*view.need), limits.min),
                                            std::max(view.preferredFloor, Replicas{1})));

@@ -28,8 +28,8 @@ struct Workspace::State {
   static constexpr std::uint32_t kNoCluster = ~std::uint32_t{0};
   std::vector<Keyed> keyedSpare;
   std::vector<ClusterView> views;
-  Schedule schedule;
   Plan plan;
+  Schedule schedule{plan};  // writes the plan's causes, transfers and notes
 };
 
 Workspace::Workspace() : state_(std::make_unique<State>()) {}
@@ -254,13 +254,11 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
 
   // Moves and names are written over the previous plan's, so their strings keep their memory.
-  // The causes and transfers change places with the previous plan's (no copy): a move names its
-  // cluster's slots in them.
+  // The causes and transfers are in the plan already (the schedule wrote them there): a move
+  // names its cluster's slots in them.
   plan.federated = spec.limits;
   const std::size_t n = views.size();
   plan.clusters.resize(n);
-  plan.causes.swap(schedule.causes);
-  plan.transfers.swap(schedule.transfers);
   // The arrays read and written per cluster, held in registers across the calls below (through
   // the vectors, each access reloaded their data pointers).
   const ClusterView* const view = views.data();
@@ -306,9 +304,8 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
   plan.moves.resize(moves);
   ws.moveNames.resize(moves);
-  // The notes change places too (their fields are all set by the step that adds them); the
-  // schedule keeps the previous plan's, whose memory the next plan's notes reuse.
-  plan.notes.swap(schedule.notes);
+  // So are the notes (their fields are all set by the step that adds them); those beyond this
+  // plan's are dropped.
   plan.notes.resize(schedule.noteCount);
   return plan;
 }

@@ -13,19 +13,24 @@
 namespace fedhpa::partitioner {
 
 struct Schedule {
+  // The causes, transfers and notes are written where `plan` holds them (both live in
+  // partition.h's Workspace): the plan needs them handed over by no copy and no swap.
+  explicit Schedule(Plan& plan) : causes(plan.causes), transfers(plan.transfers), notes(plan.notes) {}
+
   std::vector<Limits> limits;
   // Why each cluster moved, in the order its causes arose: cluster i's are the first
   // causeCount[i] of its kMaxCauses slots at causes[i * kMaxCauses]. A cluster gets at most one
   // cause per step and a plan has at most six steps (demand: fit max, admit, move max, reclaim,
   // move min, fit min).
   static constexpr std::size_t kMaxCauses = 6;
-  std::vector<Cause> causes;
+  std::vector<Cause>& causes;
   // Four bytes each, not one: any fill of bytes is a memset, whatever hides the value (scratch.h).
   std::vector<std::uint32_t> causeCount;
   // What the exchanges moved between clusters; the causes index into it.
-  std::vector<Transfer> transfers;
-  // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory.
-  std::vector<Note> notes;
+  std::vector<Transfer>& transfers;
+  // Plan-wide remarks for the summary: the first noteCount; the rest keep their memory until the
+  // plan is complete (partition() then drops them).
+  std::vector<Note>& notes;
   std::size_t noteCount = 0;
   // Each cluster's fair share of the federated max (steps.h fairShares), worked out at most once
   // per plan by the first step that asks (fairSharesOf).
