@@ -117,13 +117,23 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     const ClusterState& cluster = *clusters[c];
     ClusterView& view = views[c];
     view.name = cluster.name;
-    view.weight = cluster.preferences.weight.value_or(1);
-    view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
-    view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
-    view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
-                      (view.preferredCap != kNoCap) | (view.tier != 0);
-    tiered |= view.tier != 0;
+    const Preferences& preferences = cluster.preferences;
+    if (!preferences.weight && !preferences.minReplicas && !preferences.maxReplicas &&
+        !preferences.tier) {
+      // Most clusters state no preferences: the defaults, with no value read and compared.
+      view.weight = 1;
+      view.preferredFloor = 0;
+      view.preferredCap = kNoCap;
+      view.tier = 0;
+    } else {
+      view.weight = preferences.weight.value_or(1);
+      view.preferredFloor = preferences.minReplicas.value_or(0);
+      view.preferredCap = preferences.maxReplicas.value_or(kNoCap);
+      view.tier = std::max<Replicas>(0, preferences.tier.value_or(0));
+      preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
+                        (view.preferredCap != kNoCap) | (view.tier != 0);
+      tiered |= view.tier != 0;
+    }
     view.need.reset();
     view.needMetric = nullptr;
     view.maxNeeded = 0;
