@@ -52,8 +52,8 @@ struct Schedule {
   bool tiered = false;       // some cluster is in a tier other than 0
   bool allPresent = false;   // every cluster has a local HPA
   bool nonePresent = false;  // none has: the first placement of a federated HPA
-  // At most one cluster is saturated / has no local HPA: an exchange to saturated / new clusters
-  // then has at most one receiver (steps.cc oneReceiverTakes).
+  // At most one cluster is saturated / has no local HPA: max or min given to saturated / new
+  // clusters then has at most one receiver, which takes it without levelling (steps.cc).
   bool oneSaturated = false;
   bool oneNew = false;
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own

@@ -43,15 +43,9 @@ Scratch::Array difference(Scratch& scratch, std::span<const Replicas> from,
 // What levelUp from zero gives when at most one cluster wants anything (the caller knows: a
 // single saturated or new cluster, the common case in a small federation): that cluster up to
 // `amount`, every other nothing. Overwrites `received` in one pass, without levelUp's pass and
-// call. Returns what it gave.
-Replicas oneReceiverTakes(Scratch::Array received, std::span<const Replicas> wants,
-                          Replicas amount) {
-  Replicas given = 0;
-  for (std::size_t i = 0; i < wants.size(); ++i) {
-    received[i] = std::min(wants[i], amount);
-    given += received[i];
-  }
-  return given;
+// call.
+void oneReceiverTakes(Scratch::Array received, std::span<const Replicas> wants, Replicas amount) {
+  for (std::size_t i = 0; i < wants.size(); ++i) received[i] = std::min(wants[i], amount);
 }
 
 // Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
@@ -341,17 +335,20 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
               Replicas deficit) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  // 1. saturated clusters, up to what they ask for (nothing received yet); a single one takes
-  //    up to the deficit without levelling.
+  // 1. saturated clusters, up to what they ask for. A single one takes up to the deficit as the
+  //    pass finds it (what levelUp would give it, without its pass and call); several start
+  //    from nothing and are levelled.
+  const Replicas singleTakes = schedule.oneSaturated ? deficit : 0;
+  Replicas taken = 0;
   Scratch::Array wants = scratch.overwritten(n), received = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
     wants[i] = views[i].saturated
                    ? clampValue(views[i].preferredCap - schedule.limits[i].max, 0, views[i].maxNeeded)
                    : 0;
-    received[i] = 0;
+    received[i] = std::min(wants[i], singleTakes);
+    taken += received[i];
   }
-  deficit -= schedule.oneSaturated ? oneReceiverTakes(received, wants, deficit)
-                                   : levelUp(received, wants, deficit, scratch);
+  deficit -= schedule.oneSaturated ? taken : levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !schedule.allPresent) {
     const Schedule::FairShares& fair = fairSharesOf(schedule, views, federated);
