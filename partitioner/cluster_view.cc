@@ -95,29 +95,45 @@ std::vector<ClusterView> classify(const FederatedSpec& spec,
 
 Federation classify(const FederatedSpec& spec, const std::vector<const ClusterState*>& clusters,
                     const Policy& policy, TimePoint now, std::vector<ClusterView>& views) {
+  // Read once, into locals: the views' stores might alias the spec and the policy, so read
+  // through them they were loaded again for every cluster.
   const auto target = spec.targetCPUUtilizationPercent;
+  const bool legacy = policy.kind == Policy::Kind::Legacy;
+  const TimePoint::duration window = policy.scaleForbiddenWindow;
+  const std::size_t n = clusters.size();
   // Gathered in locals, set in the result at the end: the result lives in the caller's memory,
   // which the views' stores might alias, so each update through it was a load and a store per
   // cluster, every iteration waiting on the one before.
   std::size_t present = 0;
+  std::size_t saturated = 0;
   Replicas currentMax = 0;
   bool preferencesSet = false;
   bool tiered = false;
   bool minHeldIdle = false;
   // The views of the last plan are written over, every field of each, instead of being built
   // anew: value-initialising a view zeroes it with `rep stos`, half of classifying a cluster.
-  views.resize(clusters.size());
-  for (std::size_t c = 0; c < clusters.size(); ++c) {
+  views.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
     const ClusterState& cluster = *clusters[c];
     ClusterView& view = views[c];
     view.name = cluster.name;
-    view.weight = cluster.preferences.weight.value_or(1);
-    view.preferredFloor = cluster.preferences.minReplicas.value_or(0);
-    view.preferredCap = cluster.preferences.maxReplicas.value_or(kNoCap);
-    view.tier = std::max<Replicas>(0, cluster.preferences.tier.value_or(0));
-    preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
-                      (view.preferredCap != kNoCap) | (view.tier != 0);
-    tiered |= view.tier != 0;
+    const Preferences& preferences = cluster.preferences;
+    if (!preferences.weight && !preferences.minReplicas && !preferences.maxReplicas &&
+        !preferences.tier) {
+      // Most clusters state no preferences: the defaults, with no value read and compared.
+      view.weight = 1;
+      view.preferredFloor = 0;
+      view.preferredCap = kNoCap;
+      view.tier = 0;
+    } else {
+      view.weight = preferences.weight.value_or(1);
+      view.preferredFloor = preferences.minReplicas.value_or(0);
+      view.preferredCap = preferences.maxReplicas.value_or(kNoCap);
+      view.tier = std::max<Replicas>(0, preferences.tier.value_or(0));
+      preferencesSet |= (view.weight != 1) | (view.preferredFloor != 0) |
+                        (view.preferredCap != kNoCap) | (view.tier != 0);
+      tiered |= view.tier != 0;
+    }
     view.need.reset();
     view.needMetric = nullptr;
     view.maxNeeded = 0;
@@ -144,9 +160,9 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     writeNeed(hpa, target, view);
     view.pristine = !hpa.status.lastScaleTime && hpa.status.desired == 0;
     view.inForbiddenWindow =
-        hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + policy.scaleForbiddenWindow;
+        hpa.status.lastScaleTime && now < *hpa.status.lastScaleTime + window;
 
-    if (policy.kind == Policy::Kind::Legacy) {
+    if (legacy) {
       // kubefed v1: an HPA that never scaled is not "scaleable" either.
       const bool scaleable = hpa.status.lastScaleTime && !view.inForbiddenWindow;
       view.saturated = saturatedLegacy(hpa.status, limits, scaleable);
@@ -161,13 +177,14 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
                              std::max(view.preferredFloor, Replicas{1}));
 
     view.maxKeptUnderPressure = view.maxInUse;
-    if (policy.kind == Policy::Kind::Demand && view.need && *view.need < view.maxInUse) {
+    if (!legacy && view.need && *view.need < view.maxInUse) {
       view.maxKeptUnderPressure =
           std::min(view.maxInUse, std::max(std::max(*view.need + reclaimMargin(*view.need), limits.min),
                                            std::max(view.preferredFloor, Replicas{1})));
     }
 
     if (view.saturated) {
+      ++saturated;
       view.maxNeeded = std::max<Replicas>(1, view.need.value_or(0) - limits.max);
     }
 
@@ -182,7 +199,7 @@ Federation classify(const FederatedSpec& spec, const std::vector<const ClusterSt
     }
     minHeldIdle |= view.minToKeep < limits.min;
   }
-  return Federation{present, currentMax, preferencesSet, tiered, minHeldIdle};
+  return Federation{present, saturated, currentMax, preferencesSet, tiered, minHeldIdle};
 }
 
 }  // namespace fedhpa::partitioner

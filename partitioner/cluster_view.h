@@ -76,6 +76,7 @@ bool tiered(const std::vector<ClusterView>& views);
 // What the steps ask of all clusters at once, gathered while their views are written.
 struct Federation {
   std::size_t present = 0;      // clusters with a local HPA
+  std::size_t saturated = 0;    // clusters saturated (the policy's test)
   Replicas currentMax = 0;      // Σ of their current local max
   bool preferencesSet = false;  // some cluster has a weight, floor, cap or tier of its own
   bool tiered = false;          // some cluster is in a tier other than 0

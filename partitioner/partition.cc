@@ -28,8 +28,8 @@ struct Workspace::State {
   static constexpr std::uint32_t kNoCluster = ~std::uint32_t{0};
   std::vector<Keyed> keyedSpare;
   std::vector<ClusterView> views;
-  Schedule schedule;
   Plan plan;
+  Schedule schedule{plan};  // writes the plan's causes, transfers and notes
 };
 
 Workspace::Workspace() : state_(std::make_unique<State>()) {}
@@ -254,13 +254,11 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   }
 
   // Moves and names are written over the previous plan's, so their strings keep their memory.
-  // The causes and transfers change places with the previous plan's (no copy): a move names its
-  // cluster's slots in them.
+  // The causes and transfers are in the plan already (the schedule wrote them there): a move
+  // names its cluster's slots in them.
   plan.federated = spec.limits;
   const std::size_t n = views.size();
   plan.clusters.resize(n);
-  plan.causes.swap(schedule.causes);
-  plan.transfers.swap(schedule.transfers);
   // The arrays read and written per cluster, held in registers across the calls below (through
   // the vectors, each access reloaded their data pointers).
   const ClusterView* const view = views.data();
@@ -271,7 +269,14 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   Move* move = plan.moves.data();                    // refreshed when the moves grow
   std::uint32_t* moveName = ws.moveNames.data();
   std::size_t movesHeld = plan.moves.size();
-  const auto quotesUsage = [](const Cause& cause) { return quotesTheUsage(cause.kind); };
+  // Whether one of a cluster's causes quotes its usage: a plain loop over its one or two causes
+  // (std::any_of's unrolled loop spent more on its setup than on them).
+  const auto quotesUsage = [&](std::size_t first, std::size_t count) {
+    for (std::size_t k = first; k < first + count; ++k) {
+      if (quotesTheUsage(causes[k].kind)) return true;
+    }
+    return false;
+  };
   std::size_t moves = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Limits after = placement[i];
@@ -300,15 +305,14 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
     const std::size_t first = i * Schedule::kMaxCauses;
     m.firstCause = first;
     m.causeCount = causeCount[i];
-    if (view[i].present && std::any_of(causes + first, causes + first + causeCount[i], quotesUsage)) {
+    if (view[i].present && quotesUsage(first, causeCount[i])) {
       view[i].recordUsage(spec.targetCPUUtilizationPercent, m.usage);
     }
   }
   plan.moves.resize(moves);
   ws.moveNames.resize(moves);
-  // The notes change places too (their fields are all set by the step that adds them); the
-  // schedule keeps the previous plan's, whose memory the next plan's notes reuse.
-  plan.notes.swap(schedule.notes);
+  // So are the notes (their fields are all set by the step that adds them); those beyond this
+  // plan's are dropped.
   plan.notes.resize(schedule.noteCount);
   return plan;
 }

@@ -52,7 +52,6 @@ void sortDescending(Replicas* first, Replicas* last, Scratch& scratch) {
 template <Replicas sign, TieOrder ties>
 Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas> floors,
                            Replicas amount, Scratch& scratch) {
-  const Scratch::Mark mark(scratch);
   const std::size_t n = values.size();
   const auto value = [&](std::size_t i) { return sign * values[i]; };
   const auto floorOf = [&](std::size_t i) { return sign * floors[i]; };
@@ -95,6 +94,7 @@ Replicas lowerHighestFirst(std::span<Replicas> values, std::span<const Replicas>
   // case): all of them give from the start down, and no floor is reached (available > amount).
   // Otherwise the levels are swept.
   if (!(sameStart && sameStop)) {
+    const Scratch::Mark mark(scratch);  // here, not on entry: the cases above lease nothing
     // Events: going down, cluster i starts giving at value(i) and stops at floorOf(i). Each is
     // one packed integer, 2 * level + 1 for a start and 2 * level for a stop (levels stay within
     // +-kNoCap, far from overflow), so sorting them is sorting plain integers. The starts come

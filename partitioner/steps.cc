@@ -40,6 +40,14 @@ Scratch::Array difference(Scratch& scratch, std::span<const Replicas> from,
   return d;
 }
 
+// What levelUp from zero gives when at most one cluster wants anything (the caller knows: a
+// single saturated or new cluster, the common case in a small federation): that cluster up to
+// `amount`, every other nothing. Overwrites `received` in one pass, without levelUp's pass and
+// call.
+void oneReceiverTakes(Scratch::Array received, std::span<const Replicas> wants, Replicas amount) {
+  for (std::size_t i = 0; i < wants.size(); ++i) received[i] = std::min(wants[i], amount);
+}
+
 // Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
 // largest spare give first, receivers are served evenly. Returns what each gave and received, or
 // nothing when there is nothing to give or nothing wanted (no arrays are leased for it).
@@ -49,16 +57,23 @@ struct Exchange {
   Replicas amount = 0;
 };
 // `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
-// all of it. `spare` and `wanted` are their sums (the callers add them up as they write them).
-// The arrays returned are leased under the caller's Scratch::Mark.
+// all of it. `spare` and `wanted` are their sums (the callers add them up as they write them);
+// `oneReceiver`: the caller knows at most one cluster wants. The arrays returned are leased under
+// the caller's Scratch::Mark.
 std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
-                                 std::span<const Replicas> wants, Replicas spare, Replicas wanted) {
+                                 std::span<const Replicas> wants, Replicas spare, Replicas wanted,
+                                 bool oneReceiver) {
   const std::size_t n = spares.size();
   if (spare == 0 || wanted == 0) return std::nullopt;
   // The side whose whole total moves needs no levelling: every donor gives all its spare, or
   // every receiver gets all it wants.
   if (spare == wanted) return Exchange{spares, scratch.copy(wants), spare};
   if (spare < wanted) {
+    if (oneReceiver) {
+      Exchange result{spares, scratch.overwritten(n), spare};
+      oneReceiverTakes(result.received, wants, spare);
+      return result;
+    }
     Exchange result{spares, scratch.zeros(n), spare};
     levelUp(result.received, wants, spare, scratch);
     return result;
@@ -97,8 +112,8 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
         tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
       }
       const Scratch::Mark mark(scratch);  // this pair of tiers' exchange is added up below
-      const std::optional<Exchange> ex =
-          exchange(scratch, scratch.copy(tierSpares), tierWants, sum(tierSpares), sum(tierWants));
+      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants,
+                                                  sum(tierSpares), sum(tierWants), false);
       if (!ex) continue;
       for (std::size_t i = 0; i < n; ++i) {
         total.given[i] += ex->given[i];
@@ -116,8 +131,10 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 // exchange is out of line, so that this choice is small enough to be inlined into its callers.
 std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
                                        Scratch::Array spares, std::span<const Replicas> wants,
-                                       Replicas spare, Replicas wanted) {
-  if (!schedule.tiered) return exchange(schedule.scratch, spares, wants, spare, wanted);
+                                       Replicas spare, Replicas wanted, bool oneReceiver) {
+  if (!schedule.tiered) {
+    return exchange(schedule.scratch, spares, wants, spare, wanted, oneReceiver);
+  }
   return exchangeAcrossTiers(schedule, views, spares, wants);
 }
 
@@ -228,27 +245,26 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
   if (rest > 0) levelUp(shares, scratch.filled(n, kNoCap), rest, scratch);
 }
 
-const std::vector<Replicas>& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
-                                          Replicas total) {
-  if (schedule.fairKnown) return schedule.fair;
+const Schedule::FairShares& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
+                                        Replicas total) {
+  Schedule::FairShares& fair = schedule.fair;
+  if (schedule.fairKnown) return fair;
   schedule.fairKnown = true;
-  if (schedule.preferencesSet || total > kNoCap) {
-    fairShares(views, total, schedule.fair, schedule.scratch);
-    return schedule.fair;
+  fair.even = !schedule.preferencesSet && total <= kNoCap;
+  if (!fair.even) {
+    fairShares(views, total, fair.shaped, schedule.scratch);
+    return fair;
   }
-  // Equal weights, no floors, caps or tiers: what fairShares computes, total / n each and the
-  // remainder to the first by name, without its working arrays.
-  const std::size_t n = views.size();
-  const Replicas each = total / static_cast<Replicas>(n);
-  const auto extra = static_cast<std::size_t>(total % static_cast<Replicas>(n));
-  schedule.fair.resize(n);
-  for (std::size_t i = 0; i < n; ++i) schedule.fair[i] = each + (i < extra ? 1 : 0);
-  return schedule.fair;
+  // Equal weights, no floors, caps or tiers: what fairShares computes, without its working arrays.
+  const auto n = static_cast<Replicas>(views.size());
+  fair.each = total / n;
+  fair.extra = static_cast<std::size_t>(total % n);
+  return fair;
 }
 
 void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
                      const FederatedSpec& spec) {
-  const std::vector<Replicas>& shares = fairSharesOf(schedule, views, spec.limits.max);
+  const Schedule::FairShares& shares = fairSharesOf(schedule, views, spec.limits.max);
   for (std::size_t i = 0; i < views.size(); ++i) {
     schedule.limits[i] = {0, shares[i]};
     if (shares[i] > 0) {
@@ -319,18 +335,23 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
               Replicas deficit) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
-  // 1. saturated clusters, up to what they ask for (nothing received yet).
+  // 1. saturated clusters, up to what they ask for. A single one takes up to the deficit as the
+  //    pass finds it (what levelUp would give it, without its pass and call); several start
+  //    from nothing and are levelled.
+  const Replicas singleTakes = schedule.oneSaturated ? deficit : 0;
+  Replicas taken = 0;
   Scratch::Array wants = scratch.overwritten(n), received = scratch.overwritten(n);
   for (std::size_t i = 0; i < n; ++i) {
     wants[i] = views[i].saturated
                    ? clampValue(views[i].preferredCap - schedule.limits[i].max, 0, views[i].maxNeeded)
                    : 0;
-    received[i] = 0;
+    received[i] = std::min(wants[i], singleTakes);
+    taken += received[i];
   }
-  deficit -= levelUp(received, wants, deficit, scratch);
+  deficit -= schedule.oneSaturated ? taken : levelUp(received, wants, deficit, scratch);
   // 2. clusters without an HPA, up to their fair share.
   if (deficit > 0 && !schedule.allPresent) {
-    const std::vector<Replicas>& fair = fairSharesOf(schedule, views, federated);
+    const Schedule::FairShares& fair = fairSharesOf(schedule, views, federated);
     for (std::size_t i = 0; i < n; ++i) wants[i] = views[i].present ? 0 : fair[i];
     deficit -= levelUp(received, wants, deficit, scratch);
   }
@@ -383,7 +404,7 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
                       const FederatedSpec& spec) {
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
-  const std::vector<Replicas>& fair = fairSharesOf(schedule, views, spec.limits.max);
+  const Schedule::FairShares& fair = fairSharesOf(schedule, views, spec.limits.max);
   const Scratch::Mark mark(schedule.scratch);
   // What the new clusters want and the others have spare, in one pass.
   Scratch::Array wants = schedule.scratch.overwritten(n), spares = schedule.scratch.overwritten(n);
@@ -399,7 +420,8 @@ void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
   if (wanted == 0) return;
 
   const std::optional<Exchange> ex =
-      spare > 0 ? exchangeByTier(schedule, views, spares, wants, spare, wanted) : std::nullopt;
+      spare > 0 ? exchangeByTier(schedule, views, spares, wants, spare, wanted, schedule.oneNew)
+                : std::nullopt;
   if (!ex || ex->amount == 0) {
     schedule.addNote(Note::Kind::NewClusterWaits);
     return;
@@ -455,7 +477,8 @@ Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& v
 
   // 1. max the donors do not use.
   if (spare > 0) {
-    const auto ex = exchangeByTier(schedule, views, spares, wants, spare, wanted);
+    const auto ex =
+        exchangeByTier(schedule, views, spares, wants, spare, wanted, schedule.oneSaturated);
     if (ex && ex->amount > 0) {
       applyMaxExchange(schedule, *ex);
       explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMax, Cause::Kind::UnusedMaxGave);
@@ -471,7 +494,8 @@ Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& v
   }
   // 2. Reclaim: max held for replicas the donors' metrics say they no longer need.
   if (wanted > 0 && toReclaim > 0) {
-    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants, toReclaim, wanted);
+    const auto reclaim = exchangeByTier(schedule, views, reclaimable, wants, toReclaim, wanted,
+                                        schedule.oneSaturated);
     if (reclaim && reclaim->amount > 0) {
       applyMaxExchange(schedule, *reclaim);
       explainExchange(schedule, *reclaim, Cause::Kind::SaturatedReceivedMax, Cause::Kind::ReclaimGave);
@@ -543,7 +567,8 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   }
   if (wanted == 0 || spare == 0) return;
 
-  const std::optional<Exchange> ex = exchange(scratch, spares, wants, spare, wanted);
+  const std::optional<Exchange> ex =
+      exchange(scratch, spares, wants, spare, wanted, schedule.oneSaturated);
   if (!ex) return;
   for (std::size_t i = 0; i < n; ++i) {
     schedule.limits[i].min += ex->received[i] - ex->given[i];
