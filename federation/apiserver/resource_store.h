@@ -50,19 +50,21 @@ struct ListRequest {
 // itself is one reader's handle, used on one thread at a time; what it derives is shared.
 class StoredObject {
  public:
+  StoredObject(const api::ResourceType& type, storage::SharedKeyValue kv);
   StoredObject(const api::ResourceType& type, storage::KeyValue kv);
 
   // The internal (stored) form, metadata.resourceVersion set.
   const json& object() const;
   // The object converted to a served version and serialized: what a response carries.
   std::shared_ptr<const std::string> servedJson(const std::string& version) const;
-  std::string resourceVersion() const { return std::to_string(kv_.modRevision); }
+  std::string resourceVersion() const { return std::to_string(kv_->modRevision); }
 
  private:
   std::shared_ptr<const json> decoded() const;
 
   const api::ResourceType* type_;
-  storage::KeyValue kv_;
+  storage::SharedKeyValue kv_;
+  std::shared_ptr<storage::DerivedForms> derived_;  // kv_'s own, or this object's when it has none
   mutable std::shared_ptr<const json> object_;  // looked up once per StoredObject
 };
 

@@ -56,6 +56,10 @@ struct KeyValue {
   std::shared_ptr<DerivedForms> derived = nullptr;
 };
 
+// A value as a list hands it out: immutable and shared, so that the watch cache answers a list
+// with the very values it holds (a pointer each) instead of copying every key and value out.
+using SharedKeyValue = std::shared_ptr<const KeyValue>;
+
 class StorageError : public std::runtime_error {
  public:
   enum class Code {
@@ -80,7 +84,7 @@ struct ListOptions {
 };
 
 struct ListResult {
-  std::vector<KeyValue> items;
+  std::vector<SharedKeyValue> items;
   Revision revision = 0;                  // the revision the list was read at
   bool more = false;                      // items remain after the last one returned
 };

@@ -137,7 +137,7 @@ TEST_F(CacherTest, ListsAndContinuePagesComeFromMemory) {
   std::size_t writtenMeanwhile = 0;
   while (page.more) {
     cacher->create("/r/0-written-meanwhile-" + std::to_string(++writtenMeanwhile), "v");
-    page = cacher->list({"/r/", page.revision, 20, page.items.back().key});
+    page = cacher->list({"/r/", page.revision, 20, page.items.back()->key});
     seen += page.items.size();
   }
   EXPECT_EQ(seen, 50u) << "the pages read the first page's moment";
