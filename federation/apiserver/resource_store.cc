@@ -114,6 +114,10 @@ std::shared_ptr<const json> StoredObject::decoded() const {
 
 const json& StoredObject::object() const { return *decoded(); }
 
+std::shared_ptr<const std::string> StoredObject::servedJsonIfMade(const std::string& version) const {
+  return derived_->find<std::string>("json:" + version);
+}
+
 std::shared_ptr<const std::string> StoredObject::servedJson(const std::string& version) const {
   return derived_->get<std::string>("json:" + version, [&] {
     return api::machinery::dumpSafe(type_->fromInternal(object(), version));
@@ -228,6 +232,17 @@ ListPage ResourceStore::list(const ListRequest& request) {
 }
 
 ListPage ResourceStore::list(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem) {
+  return *readList(request, onItem, false);
+}
+
+std::optional<ListPage> ResourceStore::listFromMemory(const ListRequest& request,
+                                                      const std::function<void(const StoredObject&)>& onItem) {
+  return readList(request, onItem, true);
+}
+
+std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
+                                                const std::function<void(const StoredObject&)>& onItem,
+                                                bool fromMemoryOnly) {
   storage::ListOptions options;
   options.prefix = keyPrefix(request.namespaceName);
   if (!request.continueToken.empty()) {
@@ -241,7 +256,9 @@ ListPage ResourceStore::list(const ListRequest& request, const std::function<voi
     // Selectors apply before the limit, so keep reading until the page is full or the keys end.
     for (;;) {
       if (request.limit) options.limit = *request.limit - count;
-      storage::ListResult result = storage_.list(options);
+      std::optional<storage::ListResult> read = fromMemoryOnly ? storage_.listFromMemory(options) : storage_.list(options);
+      if (!read) return std::nullopt;
+      storage::ListResult& result = *read;
       options.atRevision = result.revision;
       if (!result.items.empty()) options.startAfterKey = result.items.back()->key;
       for (auto& kv : result.items) {
