@@ -147,6 +147,12 @@ class ApiServer::Dispatcher : public http::Handler {
     }
     const bool heavy = info && (info->verb == "list" || info->verb == "deletecollection");
     if (!heavy) return serve(request, info, metered);
+    // A LIST the watch cache answers at once with bytes made already is not heavy: taking the
+    // shared bytes of 1,000 HPAs costs this thread 66-84 us (median, measured on 2 busy cores),
+    // less than writing the answer's 765 KB costs it anyway, while the hand-off to a worker and
+    // back costs two thread wake-ups. Heavy stays whatever makes or reads something: serializing
+    // those 1,000 HPAs the first time (11 ms), selectors, Tables, storage reads and waits.
+    if (info->verb == "list" && answeredFromMemory(request, *info, metered)) return;
     heavyRequests_.submit([this, request = std::move(request), info, metered, ticket] {
       serve(request, info, metered);
     });
@@ -167,6 +173,17 @@ class ApiServer::Dispatcher : public http::Handler {
       }
     } catch (const std::exception& error) {
       answerError(*responder, request, error);
+    }
+  }
+
+  // True once the request is answered on this thread: from the watch cache, or with its error.
+  bool answeredFromMemory(const http::Request& request, const RequestInfo& info,
+                          const std::shared_ptr<MeteredResponder>& responder) {
+    try {
+      return rest_.listFromMemory(info, request, responder);
+    } catch (const std::exception& error) {
+      answerError(*responder, request, error);
+      return true;
     }
   }
 

@@ -98,20 +98,28 @@ json decode(const storage::KeyValue& kv) { return withResourceVersion(json::pars
 
 }  // namespace
 
-StoredObject::StoredObject(const api::ResourceType& type, storage::KeyValue kv) : type_(&type), kv_(std::move(kv)) {
-  // A value straight from a backend has nobody to share its forms with: this object keeps them.
-  if (!kv_.derived) kv_.derived = std::make_shared<storage::DerivedForms>();
-}
+StoredObject::StoredObject(const api::ResourceType& type, storage::SharedKeyValue kv)
+    : type_(&type),
+      kv_(std::move(kv)),
+      // A value straight from a backend has nobody to share its forms with: this object keeps them.
+      derived_(kv_->derived ? kv_->derived : std::make_shared<storage::DerivedForms>()) {}
+
+StoredObject::StoredObject(const api::ResourceType& type, storage::KeyValue kv)
+    : StoredObject(type, std::make_shared<const storage::KeyValue>(std::move(kv))) {}
 
 std::shared_ptr<const json> StoredObject::decoded() const {
-  if (!object_) object_ = kv_.derived->get<json>("object", [&] { return decode(kv_); });
+  if (!object_) object_ = derived_->get<json>("object", [&] { return decode(*kv_); });
   return object_;
 }
 
 const json& StoredObject::object() const { return *decoded(); }
 
+std::shared_ptr<const std::string> StoredObject::servedJsonIfMade(const std::string& version) const {
+  return derived_->find<std::string>("json:" + version);
+}
+
 std::shared_ptr<const std::string> StoredObject::servedJson(const std::string& version) const {
-  return kv_.derived->get<std::string>("json:" + version, [&] {
+  return derived_->get<std::string>("json:" + version, [&] {
     return api::machinery::dumpSafe(type_->fromInternal(object(), version));
   });
 }
@@ -209,7 +217,7 @@ std::optional<StoredObject> ResourceStore::getFromList(const std::string& namesp
     // Every key under this prefix starts with the name; the one equal to it, if any, comes first.
     const std::string wanted = key(namespaceName, name);
     storage::ListResult result = storage_.list({wanted, {}, {}, ""});
-    if (result.items.empty() || result.items.front().key != wanted) return std::nullopt;
+    if (result.items.empty() || result.items.front()->key != wanted) return std::nullopt;
     return StoredObject(*type_, std::move(result.items.front()));
   } catch (const StorageError& error) {
     throwUnavailable(error);
@@ -224,6 +232,17 @@ ListPage ResourceStore::list(const ListRequest& request) {
 }
 
 ListPage ResourceStore::list(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem) {
+  return *readList(request, onItem, false);
+}
+
+std::optional<ListPage> ResourceStore::listFromMemory(const ListRequest& request,
+                                                      const std::function<void(const StoredObject&)>& onItem) {
+  return readList(request, onItem, true);
+}
+
+std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
+                                                const std::function<void(const StoredObject&)>& onItem,
+                                                bool fromMemoryOnly) {
   storage::ListOptions options;
   options.prefix = keyPrefix(request.namespaceName);
   if (!request.continueToken.empty()) {
@@ -237,9 +256,11 @@ ListPage ResourceStore::list(const ListRequest& request, const std::function<voi
     // Selectors apply before the limit, so keep reading until the page is full or the keys end.
     for (;;) {
       if (request.limit) options.limit = *request.limit - count;
-      storage::ListResult result = storage_.list(options);
+      std::optional<storage::ListResult> read = fromMemoryOnly ? storage_.listFromMemory(options) : storage_.list(options);
+      if (!read) return std::nullopt;
+      storage::ListResult& result = *read;
       options.atRevision = result.revision;
-      if (!result.items.empty()) options.startAfterKey = result.items.back().key;
+      if (!result.items.empty()) options.startAfterKey = result.items.back()->key;
       for (auto& kv : result.items) {
         const StoredObject object(*type_, std::move(kv));
         if (request.filter && !request.filter(object.object())) continue;

@@ -50,19 +50,23 @@ struct ListRequest {
 // itself is one reader's handle, used on one thread at a time; what it derives is shared.
 class StoredObject {
  public:
+  StoredObject(const api::ResourceType& type, storage::SharedKeyValue kv);
   StoredObject(const api::ResourceType& type, storage::KeyValue kv);
 
   // The internal (stored) form, metadata.resourceVersion set.
   const json& object() const;
   // The object converted to a served version and serialized: what a response carries.
   std::shared_ptr<const std::string> servedJson(const std::string& version) const;
-  std::string resourceVersion() const { return std::to_string(kv_.modRevision); }
+  // The same if a reader made it already, else nullptr (nothing is converted or serialized).
+  std::shared_ptr<const std::string> servedJsonIfMade(const std::string& version) const;
+  std::string resourceVersion() const { return std::to_string(kv_->modRevision); }
 
  private:
   std::shared_ptr<const json> decoded() const;
 
   const api::ResourceType* type_;
-  storage::KeyValue kv_;
+  storage::SharedKeyValue kv_;
+  std::shared_ptr<storage::DerivedForms> derived_;  // kv_'s own, or this object's when it has none
   mutable std::shared_ptr<const json> object_;  // looked up once per StoredObject
 };
 
@@ -106,6 +110,11 @@ class ResourceStore {
   // The same page, each object handed to onItem in turn (the page's items stay empty), so that a
   // large list is never copied: a response is written from the objects' shared served forms.
   ListPage list(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem);
+  // The same, only when the storage answers it at once from memory (storage::Storage::
+  // listFromMemory: the watch cache, caught up); nullopt otherwise, and whatever onItem was
+  // handed then is to be dropped (a page filtered by selectors may take several reads).
+  std::optional<ListPage> listFromMemory(const ListRequest& request,
+                                         const std::function<void(const StoredObject&)>& onItem);
   // Read-modify-write: retries on concurrent writes unless the proposal carries a resourceVersion,
   // which then must match (409 otherwise).
   json update(const std::string& namespaceName, const std::string& name, const Transform& transform,
@@ -118,6 +127,8 @@ class ResourceStore {
   storage::Revision currentRevision() { return storage_.currentRevision(); }
 
  private:
+  std::optional<ListPage> readList(const ListRequest& request, const std::function<void(const StoredObject&)>& onItem,
+                                   bool fromMemoryOnly);
   std::string keyPrefix(const std::string& namespaceName) const;
   std::string key(const std::string& namespaceName, const std::string& name) const;
   // The stored key-value and its object; 404 when absent.

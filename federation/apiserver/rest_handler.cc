@@ -307,11 +307,21 @@ void validateListOptions(const RestHandler::Call& call, bool watch) {
   if (!causes.empty()) throw api::ApiError::invalid("meta.k8s.io", "ListOptions", "", causes);
   // A list at a revision this server has not reached: kube-apiserver waits up to 3 s for it, then
   // answers this; nothing here can bring a revision closer, so the answer comes at once.
-  if (!watch && !rv.empty() && std::stoll(rv) > call.store.currentRevision())
+  if (!watch && !rv.empty() && std::stoll(rv) > 0 && std::stoll(rv) > call.store.currentRevision())
     throw api::ApiError(504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " +
                         std::to_string(call.store.currentRevision()),
                         json{{"causes", {{{"reason", "ResourceVersionTooLarge"}, {"message", "Too large resource version"}}}},
                              {"retryAfterSeconds", 1}});
+}
+
+ListRequest listRequestOf(const RestHandler::Call& call, std::function<bool(const json&)> filter) {
+  return {call.info.namespaceName, std::move(filter), limitOf(call.request), call.request.queryParam("continue").value_or("")};
+}
+
+json listMetadataOf(const ListPage& page) {
+  json metadata = {{"resourceVersion", page.resourceVersion}};
+  if (!page.continueToken.empty()) metadata["continue"] = page.continueToken;
+  return metadata;
 }
 
 }  // namespace
@@ -336,30 +346,59 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     watches_.add(WatchSession::start(call.store, std::move(params), std::move(stream)));
     return;
   }
-  const ListRequest listRequest{call.info.namespaceName, filter, limitOf(call.request),
-                                call.request.queryParam("continue").value_or("")};
-  const auto metadataOf = [](const ListPage& page) {
-    json metadata = {{"resourceVersion", page.resourceVersion}};
-    if (!page.continueToken.empty()) metadata["continue"] = page.continueToken;
-    return metadata;
-  };
   if (table) {
-    const ListPage page = call.store.list(listRequest);
+    const ListPage page = call.store.list(listRequestOf(call, filter));
     std::vector<json> served;
     served.reserve(page.items.size());
     for (const auto& item : page.items) served.push_back(call.served(item));
     json out = buildTable(call.type(), page.items, served, {*table, true}, api::Clock::now());
-    out["metadata"] = metadataOf(page);
+    out["metadata"] = listMetadataOf(page);
     responder->respond(jsonResponse(200, out));
     return;
   }
+  responder->respond(*servedList(call, listRequestOf(call, filter), false));
+}
+
+std::optional<http::Response> RestHandler::servedList(const Call& call, const ListRequest& listRequest,
+                                                      bool fromMemoryOnly) {
   // The response is the objects' served bytes in a row: each object's bytes are made once per
   // stored version and version, and shared by every list and watch that serves it.
   const auto& names = call.type().names();
   JsonListWriter writer(names.kind + "List", names.apiVersion(call.version));
-  const ListPage page = call.store.list(
-      listRequest, [&](const StoredObject& item) { writer.addSerialized(item.servedJson(call.version)); });
-  responder->respond(writer.finish(metadataOf(page)));
+  if (!fromMemoryOnly) {
+    const ListPage page =
+        call.store.list(listRequest, [&](const StoredObject& item) { writer.addSerialized(item.servedJson(call.version)); });
+    return writer.finish(listMetadataOf(page));
+  }
+  // From memory, only bytes made already: converting and serializing objects is heavy work.
+  bool allMade = true;
+  const std::optional<ListPage> page = call.store.listFromMemory(listRequest, [&](const StoredObject& item) {
+    auto made = allMade ? item.servedJsonIfMade(call.version) : nullptr;
+    if (made) writer.addSerialized(std::move(made));
+    else allMade = false;
+  });
+  if (!page || !allMade) return std::nullopt;
+  return writer.finish(listMetadataOf(*page));
+}
+
+bool RestHandler::listFromMemory(const RequestInfo& info, const http::Request& request,
+                                 const std::shared_ptr<http::Responder>& responder) {
+  if (info.verb != "list" || !info.subresource.empty() || tableRequested(request)) return false;
+  // A resourceVersion past 0 is compared with the storage's revision (validateListOptions): on
+  // etcd, a read of its own.
+  const std::string rv = request.queryParam("resourceVersion").value_or("");
+  if (!rv.empty() && rv != "0") return false;
+  // Selectors read the decoded objects, which the first reader of each makes: heavy work.
+  if (request.queryParam("labelSelector").value_or("") != "" || request.queryParam("fieldSelector").value_or("") != "")
+    return false;
+  std::string version;
+  ResourceStore& store = storeFor(info, version);
+  const Call call{info, request, store, version};
+  validateListOptions(call, false);
+  std::optional<http::Response> response = servedList(call, listRequestOf(call, {}), true);
+  if (!response) return false;
+  responder->respond(std::move(*response));
+  return true;
 }
 
 http::Response RestHandler::create(const Call& call) {

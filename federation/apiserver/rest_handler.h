@@ -23,6 +23,14 @@ class RestHandler {
   // Answers through responder; throws ApiError for every failure before a response started.
   void handle(const RequestInfo& info, const http::Request& request, const std::shared_ptr<http::Responder>& responder);
 
+  // Answers a LIST that the watch cache holds at once (ResourceStore::listFromMemory), every
+  // object's served bytes made already, on the calling thread, and returns true; false, having
+  // answered nothing, when it needs more: a Table, selectors, a comparison with the storage's
+  // revision, a wait for the cache, a storage read, an object to convert and serialize. handle()
+  // answers those.
+  bool listFromMemory(const RequestInfo& info, const http::Request& request,
+                      const std::shared_ptr<http::Responder>& responder);
+
   // The store of a resource by group and plural name, for server-side helpers (namespace lifecycle).
   ResourceStore* find(const std::string& group, const std::string& resource);
 
@@ -32,6 +40,9 @@ class RestHandler {
   ResourceStore& storeFor(const RequestInfo& info, std::string& version);
   http::Response get(const Call& call);
   void list(const Call& call, const std::shared_ptr<http::Responder>& responder);
+  // The list's answer as the objects' served bytes; nullopt when fromMemoryOnly and the storage
+  // cannot answer at once.
+  std::optional<http::Response> servedList(const Call& call, const ListRequest& listRequest, bool fromMemoryOnly);
   http::Response create(const Call& call);
   http::Response update(const Call& call);
   http::Response patch(const Call& call);

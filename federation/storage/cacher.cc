@@ -276,6 +276,17 @@ ListResult Cacher::list(const ListOptions& options) {
   return backend_->list(options);  // a revision the cache holds no snapshot of, or one it lags
 }
 
+std::optional<ListResult> Cacher::listFromMemory(const ListOptions& options) {
+  Resource* resource = resourceOf(options.prefix);
+  if (!resource) return std::nullopt;
+  std::lock_guard lock(resource->mutex);
+  // An ended storage watch means listing the backend again, and a cache behind a write
+  // acknowledged here means waiting for it (readsOwnWrites): both are list()'s to do.
+  if (!resource->backendWatch || resource->backendWatch->ended() || resource->cache->revision() < resource->written)
+    return std::nullopt;
+  return resource->cache->list(options);
+}
+
 KeyValue Cacher::create(const std::string& key, const std::string& value) {
   return acknowledged(backend_->create(key, value));
 }

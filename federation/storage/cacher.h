@@ -1,7 +1,8 @@
 // kube-apiserver's cacher: a Storage in front of another (SQLite or etcd) that keeps, per
 // resource, a WatchCache fed by ONE watch on the backend, and serves from it:
 //   - list (no atRevision: the current state; atRevision: a snapshot a first page kept, else the
-//     backend), paged in O(page);
+//     backend), paged in O(page); listFromMemory answers only when the cache can at once (no wait
+//     for its own writes, no backend read);
 //   - watch, from the cache's history (Expired before its window) and then live, each event stored
 //     once and shared by every watcher; a watcher whose queue passes its limit is closed (ended()),
 //     and lists and watches again, rather than letting memory grow.
@@ -48,6 +49,7 @@ class Cacher final : public Storage {
   std::optional<KeyValue> get(const std::string& key) override;
   std::optional<KeyValue> cachedGuess(const std::string& key) override;
   ListResult list(const ListOptions& options) override;
+  std::optional<ListResult> listFromMemory(const ListOptions& options) override;
   KeyValue create(const std::string& key, const std::string& value) override;
   KeyValue update(const std::string& key, const std::string& value, Revision expectedModRevision) override;
   KeyValue remove(const std::string& key, Revision expectedModRevision) override;

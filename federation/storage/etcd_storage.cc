@@ -249,7 +249,7 @@ class EtcdStorage::Impl {
     ListResult result;
     result.revision = options.atRevision.value_or(headerRevision(reply));
     if (reply.contains("kvs"))
-      for (const json& kv : reply["kvs"]) result.items.push_back(keyValue(kv));
+      for (const json& kv : reply["kvs"]) result.items.push_back(std::make_shared<const KeyValue>(keyValue(kv)));
     result.more = reply.value("more", false);
     return result;
   }

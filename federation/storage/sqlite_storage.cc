@@ -133,10 +133,12 @@ class SqliteStorage::Impl {
                                : "SELECT key, value, create_rev, mod_rev FROM kv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?");
       query.bind(1, lower).bind(2, prefixEnd(options.prefix));
       query.bind(3, options.limit ? static_cast<std::int64_t>(*options.limit) + 1 : std::int64_t{-1});
-      while (query.step()) result.items.push_back({query.text(0), query.text(1), query.integer(2), query.integer(3)});
+      while (query.step())
+        result.items.push_back(std::make_shared<const KeyValue>(
+            KeyValue{query.text(0), query.text(1), query.integer(2), query.integer(3)}));
     } else {
       result.items = rolledBack(options.prefix, at);
-      std::erase_if(result.items, [&](const KeyValue& kv) { return exclusive ? kv.key <= lower : kv.key < lower; });
+      std::erase_if(result.items, [&](const SharedKeyValue& kv) { return exclusive ? kv->key <= lower : kv->key < lower; });
     }
     if (options.limit && result.items.size() > *options.limit) {
       result.items.resize(*options.limit);
@@ -360,7 +362,7 @@ class SqliteStorage::Impl {
   }
 
   // The keys under prefix as they were at revision `at`: today's rows with the newer events undone.
-  std::vector<KeyValue> rolledBack(const std::string& prefix, Revision at) {
+  std::vector<SharedKeyValue> rolledBack(const std::string& prefix, Revision at) {
     std::map<std::string, KeyValue> state;
     Statement current(db_, "SELECT key, value, create_rev, mod_rev FROM kv WHERE key >= ? AND key < ?");
     current.bind(1, prefix).bind(2, prefixEnd(prefix));
@@ -372,9 +374,9 @@ class SqliteStorage::Impl {
       if (event.previous) state[event.kv.key] = *event.previous;
       else state.erase(event.kv.key);
     }
-    std::vector<KeyValue> items;
+    std::vector<SharedKeyValue> items;
     items.reserve(state.size());
-    for (auto& [key, kv] : state) items.push_back(std::move(kv));
+    for (auto& [key, kv] : state) items.push_back(std::make_shared<const KeyValue>(std::move(kv)));
     return items;
   }
 

@@ -41,6 +41,15 @@ class DerivedForms {
     return made;
   }
 
+  // The form if some reader made it already; nullptr otherwise (nothing is made).
+  template <class T>
+  std::shared_ptr<const T> find(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [formName, form] : forms_)
+      if (formName == name) return std::static_pointer_cast<const T>(form);
+    return nullptr;
+  }
+
  private:
   std::mutex mutex_;
   std::vector<std::pair<std::string, std::shared_ptr<const void>>> forms_;  // a few: a linear search
@@ -55,6 +64,10 @@ struct KeyValue {
   // (each reader then derives its own).
   std::shared_ptr<DerivedForms> derived = nullptr;
 };
+
+// A value as a list hands it out: immutable and shared, so that the watch cache answers a list
+// with the very values it holds (a pointer each) instead of copying every key and value out.
+using SharedKeyValue = std::shared_ptr<const KeyValue>;
 
 class StorageError : public std::runtime_error {
  public:
@@ -80,7 +93,7 @@ struct ListOptions {
 };
 
 struct ListResult {
-  std::vector<KeyValue> items;
+  std::vector<SharedKeyValue> items;
   Revision revision = 0;                  // the revision the list was read at
   bool more = false;                      // items remain after the last one returned
 };
@@ -119,6 +132,13 @@ class Storage {
     return std::nullopt;
   }
   virtual ListResult list(const ListOptions& options) = 0;  // Expired if atRevision is compacted away
+  // The list as a cache in front of the backend answers it at once, from memory: without waiting
+  // for the cache to catch up and without reading the backend, so that a caller may answer it on
+  // a thread that must not block. nullopt: only list() can answer it.
+  virtual std::optional<ListResult> listFromMemory(const ListOptions& options) {
+    (void)options;
+    return std::nullopt;
+  }
 
   // Each returns the stored KeyValue with its new modRevision, once the write is durable.
   virtual KeyValue create(const std::string& key, const std::string& value) = 0;

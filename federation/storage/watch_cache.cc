@@ -12,18 +12,19 @@ std::string firstKey(const ListOptions& options) {
   return std::max(options.prefix, options.startAfterKey + '\0');  // the smallest key > startAfterKey
 }
 
-// Copies up to limit items from [it, end) while their keys are under prefix: the page and whether
-// more remain. Only the page is touched, whatever the size of the range.
-template <typename Iterator, typename KeyValueOf>
-ListResult readPage(Iterator it, Iterator end, const ListOptions& options, Revision revision, KeyValueOf kvOf) {
+// Takes up to limit items from [it, end) while their keys are under prefix: the page (the values
+// themselves, shared, not copies) and whether more remain. Only the page is touched, whatever the
+// size of the range.
+template <typename Iterator, typename ItemOf>
+ListResult readPage(Iterator it, Iterator end, const ListOptions& options, Revision revision, ItemOf itemOf) {
   ListResult result;
   result.revision = revision;
-  for (; it != end && kvOf(*it).key.starts_with(options.prefix); ++it) {
+  for (; it != end && itemOf(*it)->key.starts_with(options.prefix); ++it) {
     if (options.limit && result.items.size() >= *options.limit) {
       result.more = true;
       break;
     }
-    result.items.push_back(kvOf(*it));
+    result.items.push_back(itemOf(*it));
   }
   return result;
 }
@@ -37,9 +38,9 @@ WatchCache::WatchCache(std::string prefix, const ListResult& listed, WatchCacheL
       revision_(listed.revision),
       windowStart_(listed.revision) {
   for (const auto& kv : listed.items) {
-    auto item = std::make_shared<KeyValue>(kv);
+    auto item = std::make_shared<KeyValue>(*kv);
     item->derived = std::make_shared<DerivedForms>();
-    current_.emplace(kv.key, std::move(item));
+    current_.emplace(kv->key, std::move(item));
   }
 }
 
@@ -101,7 +102,7 @@ std::optional<ListResult> WatchCache::list(const ListOptions& options) {
   const std::string first = firstKey(options);
   if (!options.atRevision || *options.atRevision == revision_) {
     ListResult result = readPage(current_.lower_bound(first), current_.end(), options, revision_,
-                                 [](const auto& entry) -> const KeyValue& { return *entry.second; });
+                                 [](const auto& entry) -> const Item& { return entry.second; });
     // A first page with more to come: its continue pages read this moment, whatever is written
     // meanwhile, without re-reading the backend (kube-apiserver lists them from etcd at that revision).
     if (result.more && !options.atRevision) keepSnapshot();
@@ -114,7 +115,7 @@ std::optional<ListResult> WatchCache::list(const ListOptions& options) {
   const auto start = std::lower_bound(items.begin(), items.end(), first,
                                       [](const Item& item, const std::string& key) { return item->key < key; });
   return readPage(start, items.end(), options, *options.atRevision,
-                  [](const Item& item) -> const KeyValue& { return *item; });
+                  [](const Item& item) -> const Item& { return item; });
 }
 
 }  // namespace fedhpa::storage

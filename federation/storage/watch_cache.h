@@ -53,7 +53,7 @@ class WatchCache {
   std::optional<KeyValue> get(const std::string& key) const;
 
  private:
-  using Item = std::shared_ptr<const KeyValue>;
+  using Item = SharedKeyValue;
   struct Snapshot {
     MonotonicTime taken;
     std::vector<Item> items;  // in key order

@@ -196,8 +196,10 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     std::string bytes = serializeHead(response.status, response.headers) + "\r\n" + response.body;
     const int status = response.status;
     auto self = this->shared_from_this();
-    net::post(stream_.get_executor(), [self, bytes = std::move(bytes), pieces = std::move(response.bodyPieces), keepAlive,
-                                       requestNumber, status, size]() mutable {
+    // dispatch: an answer made on this connection's strand (a handler that answered on the HTTP
+    // thread) is sent at once, not queued for whichever HTTP thread the io_context wakes next.
+    net::dispatch(stream_.get_executor(), [self, bytes = std::move(bytes), pieces = std::move(response.bodyPieces),
+                                           keepAlive, requestNumber, status, size]() mutable {
       if (!self->answer(requestNumber)) return;
       self->logAccess(status, size);
       // A client that does not take its answer within the request timeout loses the connection.
@@ -448,13 +450,18 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     net::const_buffer buffer = net::buffer(next.bytes);
     if (!next.pieces.empty()) {
       // Pieces go out gathered into chunks: a gather write sends 64 buffers per sendmsg (asio's
-      // iovec bound), and on loopback each sendmsg costs far more than copying a few KiB.
+      // iovec bound), and on loopback each sendmsg costs far more than copying a few KiB. The
+      // chunk is sized first, so that it is allocated once.
+      std::size_t end = next.nextPiece;
+      std::size_t size = next.nextPiece == 0 ? next.bytes.size() : 0;
+      while (end < next.pieces.size() && size < kGatherChunkBytes) size += next.pieces[end++].bytes.size();
       gathered_.clear();
-      if (next.nextPiece == 0) gathered_ = next.bytes;
-      while (next.nextPiece < next.pieces.size() && gathered_.size() < kGatherChunkBytes)
-        gathered_ += next.pieces[next.nextPiece++].bytes;
+      gathered_.reserve(size);
+      if (next.nextPiece == 0) gathered_ += next.bytes;
+      for (; next.nextPiece < end; ++next.nextPiece) gathered_ += next.pieces[next.nextPiece].bytes;
       buffer = net::buffer(gathered_);
     }
+    buffer += writeWhatTheSocketTakesNow(buffer);
     // The buffer is outbox_.front()'s or gathered_, which stay until this write completes.
     net::async_write(stream_, buffer, [self](beast::error_code ec, std::size_t) {
       if (ec) {
@@ -477,6 +484,24 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (done.after) done.after();
       self->writeNext();
     });
+  }
+
+  // Beast's tcp_stream writes at most 64 KiB per operation, each completing through the
+  // io_context (for a LIST of 765 KB: 12 completions, each free to land on another of the HTTP
+  // threads). The socket itself takes what its send buffer holds in one non-blocking sendmsg;
+  // the async write then carries only the rest, with the stream's timeout. Over TLS, nothing.
+  std::size_t writeWhatTheSocketTakesNow(net::const_buffer buffer) {
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      auto& socket = stream_.socket();
+      beast::error_code ec;
+      if (!socket.non_blocking()) socket.non_blocking(true, ec);
+      if (ec) return 0;
+      const std::size_t written = socket.write_some(buffer, ec);
+      return ec ? 0 : written;  // would_block: nothing now; another error: the async write meets it
+    } else {
+      (void)buffer;
+      return 0;
+    }
   }
 
   void markClosed() {
@@ -546,7 +571,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   std::optional<RequestParser> parser_;
   std::deque<Outgoing> outbox_;
   bool writing_ = false;
-  static constexpr std::size_t kGatherChunkBytes = 256 * 1024;
+  static constexpr std::size_t kGatherChunkBytes = 1024 * 1024;
   std::string gathered_;  // the chunk of an answer's pieces being written
   bool streamEnded_ = false;
   // The request being read or served, and whether it was answered (both on the strand).

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "federation/api/resource.h"
@@ -61,15 +62,43 @@ class GatedStorage : public storage::Storage {
     return inner_->update(key, value, expected);
   }
   storage::KeyValue remove(const std::string& key, storage::Revision expected) override { return inner_->remove(key, expected); }
+  // Holds back the watch events of keys under prefix until releaseEvents(): a watch cache that
+  // lags behind the writes of one resource.
+  void holdEventsUnder(const std::string& prefix) {
+    std::lock_guard lock(heldEvents_->mutex);
+    heldEvents_->prefix = prefix;
+  }
+  void releaseEvents() {
+    std::unique_lock lock(heldEvents_->mutex);
+    heldEvents_->prefix.reset();
+    auto events = std::move(heldEvents_->events);
+    lock.unlock();
+    for (const auto& [event, deliver] : events) deliver(event);
+  }
   std::unique_ptr<storage::Watch> watch(const std::string& prefix, storage::Revision after,
                                         storage::WatchCallback onEvent) override {
-    return inner_->watch(prefix, after, std::move(onEvent));
+    return inner_->watch(prefix, after, [held = heldEvents_, onEvent = std::move(onEvent)](const storage::WatchEvent& event) {
+      {
+        std::lock_guard lock(held->mutex);
+        if (held->prefix && event.kv.key.starts_with(*held->prefix)) {
+          held->events.emplace_back(event, onEvent);
+          return;
+        }
+      }
+      onEvent(event);
+    });
   }
   storage::Revision currentRevision() override { return inner_->currentRevision(); }
   storage::Revision oldestRevision() override { return inner_->oldestRevision(); }
 
  private:
+  struct HeldEvents {
+    std::mutex mutex;
+    std::optional<std::string> prefix;
+    std::vector<std::pair<storage::WatchEvent, storage::WatchCallback>> events;
+  };
   std::unique_ptr<storage::Storage> inner_;
+  std::shared_ptr<HeldEvents> heldEvents_ = std::make_shared<HeldEvents>();
   std::mutex mutex_;
   std::condition_variable changed_;
   bool open_ = true;
@@ -78,10 +107,10 @@ class GatedStorage : public storage::Storage {
 
 class RequestLimitsTest : public ::testing::Test {
  protected:
-  void start(ApiServerOptions options) {
+  void start(ApiServerOptions options, bool watchCache = false) {
     auto storage = std::make_unique<GatedStorage>();
     gate_ = storage.get();
-    options.watchCache.reset();  // the lists must reach the gated storage
+    if (!watchCache) options.watchCache.reset();  // the lists must reach the gated storage
     server_ = std::make_unique<ApiServer>(std::move(storage), api::federationResources(), options);
     port_ = server_->start();
   }
@@ -154,6 +183,35 @@ TEST_F(RequestLimitsTest, HeavyRequestsLeaveTheHttpThreadsFree) {
   }
   gate_->openGate();
   for (auto& pending : pending_) EXPECT_EQ(pending.get().status, 200);
+  pending_.clear();
+}
+
+// A LIST the watch cache answers at once takes no worker: it is answered while every worker is
+// held by LISTs that wait for a cache behind this server's own write.
+TEST_F(RequestLimitsTest, AListTheWatchCacheHoldsIsAnsweredWhileEveryWorkerIsBusy) {
+  ApiServerOptions options;
+  options.http.threads = 2;
+  options.heavyRequestWorkers = 2;
+  start(options, true);
+  // The first list of the namespaces makes their served bytes (on a worker: heavy); later ones share them.
+  ASSERT_EQ(call(port_, "GET", "/api/v1/namespaces").status, 200);
+  gate_->holdEventsUnder("/autoscaling/horizontalpodautoscalers/");
+  ASSERT_EQ(call(port_, "POST", kHpas, R"({"metadata":{"name":"web"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":3}})").status, 201);
+  holdList();
+  holdList();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // both reach the workers and wait there
+  const auto namespaces = call(port_, "GET", "/api/v1/namespaces");
+  EXPECT_EQ(namespaces.status, 200);
+  EXPECT_EQ(namespaces.json()["kind"], "NamespaceList");
+  for (auto& pending : pending_)
+    EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+        << "the HPA lists wait for the cache to show the create";
+  gate_->releaseEvents();
+  for (auto& pending : pending_) {
+    const auto listed = pending.get();
+    EXPECT_EQ(listed.status, 200);
+    EXPECT_EQ(listed.json()["items"].size(), 1u) << "the list shows the create";
+  }
   pending_.clear();
 }
 

@@ -137,7 +137,7 @@ TEST_F(CacherTest, ListsAndContinuePagesComeFromMemory) {
   std::size_t writtenMeanwhile = 0;
   while (page.more) {
     cacher->create("/r/0-written-meanwhile-" + std::to_string(++writtenMeanwhile), "v");
-    page = cacher->list({"/r/", page.revision, 20, page.items.back().key});
+    page = cacher->list({"/r/", page.revision, 20, page.items.back()->key});
     seen += page.items.size();
   }
   EXPECT_EQ(seen, 50u) << "the pages read the first page's moment";
@@ -271,6 +271,58 @@ TEST_F(CacherTest, AListTheCacheCannotServeInTimeReadsTheStorage) {
   backend_->releaseEvents();
   EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 1u);
   EXPECT_EQ(backendLists_, listsBefore + 1) << "and from the cache once it caught up";
+}
+
+// listFromMemory answers only what the cache holds at once (a caller may be a thread that must
+// not block): never a cache behind a write acknowledged here, never a storage read.
+TEST_F(CacherTest, AListFromMemoryIsAnsweredOnlyWhenTheCacheHasCaughtUp) {
+  auto cacher = makeCacher(1000, std::chrono::seconds(600));
+  cacher->create("/r/a", "v");
+  cacher->list({"/r/", {}, {}, ""});  // the cache has reached the create
+  const int listsBefore = backendLists_;
+  const auto listed = cacher->listFromMemory({"/r/", {}, {}, ""});
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items.front()->value, "v");
+  EXPECT_FALSE(cacher->listFromMemory({"/other/", {}, {}, ""})) << "an uncached prefix is the storage's";
+  backend_->holdEvents();
+  cacher->create("/r/b", "v");
+  EXPECT_FALSE(cacher->listFromMemory({"/r/", {}, {}, ""})) << "answered from a cache without this server's write";
+  backend_->releaseEvents();
+  cacher->list({"/r/", {}, {}, ""});  // waits until the cache has reached the create
+  const auto caughtUp = cacher->listFromMemory({"/r/", {}, {}, ""});
+  ASSERT_TRUE(caughtUp);
+  EXPECT_EQ(caughtUp->items.size(), 2u) << "the write shows once the cache has it";
+  backend_->endWatches();
+  EXPECT_FALSE(cacher->listFromMemory({"/r/", {}, {}, ""})) << "an ended watch means listing the storage again";
+  EXPECT_EQ(backendLists_, listsBefore) << "no list reached the storage";
+}
+
+// The values a list hands out are the cache's own, shared: a later write gives the key a new
+// value and leaves the one a list already holds as it was.
+TEST_F(CacherTest, AListFromMemoryKeepsTheValuesItWasGivenAndItsContinuePagesTheirMoment) {
+  auto cacher = makeCacher();
+  for (int i = 0; i < 5; ++i) cacher->create("/r/" + std::to_string(i), "v1");
+  cacher->list({"/r/", {}, {}, ""});
+  const auto first = cacher->listFromMemory({"/r/", {}, 2, ""});
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->more);
+  const SharedKeyValue held = first->items.front();
+  EXPECT_EQ(cacher->listFromMemory({"/r/", {}, {}, ""})->items.front(), held) << "the same value, not a copy";
+  cacher->update("/r/0", "v2", held->modRevision);
+  cacher->create("/r/1-later", "v1");
+  cacher->list({"/r/", {}, {}, ""});  // the cache has reached both writes
+  EXPECT_EQ(held->value, "v1");
+  EXPECT_EQ(cacher->listFromMemory({"/r/", {}, {}, ""})->items.front()->value, "v2");
+  std::vector<std::string> keys;
+  for (auto page = first; page;) {
+    for (const auto& kv : page->items) keys.push_back(kv->key);
+    if (!page->more) break;
+    page = cacher->listFromMemory({"/r/", page->revision, 2, page->items.back()->key});
+    ASSERT_TRUE(page) << "the first page's snapshot is kept";
+  }
+  EXPECT_THAT(keys, ::testing::ElementsAre("/r/0", "/r/1", "/r/2", "/r/3", "/r/4"))
+      << "the continue pages read the first page's moment";
 }
 
 }  // namespace

@@ -72,8 +72,8 @@ TEST(EtcdStorage, PrefixesKeepUsersOfOneEtcdApart) {
   first->create("/r/a", "first");
   second->create("/r/a", "second");
   EXPECT_EQ(first->get("/r/a")->value, "first");
-  EXPECT_EQ(second->list({"/r/", {}, {}, ""}).items.at(0).value, "second");
-  EXPECT_EQ(second->list({"/r/", {}, {}, ""}).items.at(0).key, "/r/a") << "the prefix is not shown above the interface";
+  EXPECT_EQ(second->list({"/r/", {}, {}, ""}).items.at(0)->value, "second");
+  EXPECT_EQ(second->list({"/r/", {}, {}, ""}).items.at(0)->key, "/r/a") << "the prefix is not shown above the interface";
 }
 
 // Two storages on one etcd are two API servers: a stale write from either is a Conflict.

@@ -91,7 +91,7 @@ class EventSink {
 
 std::vector<std::string> keysOf(const ListResult& result) {
   std::vector<std::string> keys;
-  for (const auto& kv : result.items) keys.push_back(kv.key);
+  for (const auto& kv : result.items) keys.push_back(kv->key);
   return keys;
 }
 
@@ -166,7 +166,7 @@ TEST_P(StorageConformance, ListAtAnEarlierRevisionShowsThatMoment) {
   storage_->create("/r/c", "c1");
   const ListResult past = storage_->list({"/r/", then, {}, ""});
   ASSERT_THAT(keysOf(past), ElementsAre("/r/a", "/r/b"));
-  EXPECT_EQ(past.items[0].value, "a1");
+  EXPECT_EQ(past.items[0]->value, "a1");
   EXPECT_EQ(past.revision, then);
   EXPECT_THAT(keysOf(storage_->list({"/r/", {}, {}, ""})), ElementsAre("/r/a", "/r/c"));
 }

@@ -17,7 +17,8 @@ class WatchCacheTest : public ::testing::Test {
   WatchCache makeCache(WatchCacheLimits limits) {
     ListResult listed;
     listed.revision = 10;
-    listed.items = {{"/r/b", "b", 5, 5}, {"/r/d", "d", 7, 7}};
+    listed.items = {std::make_shared<const KeyValue>(KeyValue{"/r/b", "b", 5, 5}),
+                    std::make_shared<const KeyValue>(KeyValue{"/r/d", "d", 7, 7})};
     return WatchCache("/r/", listed, limits, time_);
   }
   // The next write to key: a Put of value, or a Delete when value is empty.
@@ -29,7 +30,7 @@ class WatchCacheTest : public ::testing::Test {
   }
   static std::vector<std::string> keysOf(const std::optional<ListResult>& result) {
     std::vector<std::string> keys;
-    for (const auto& kv : result.value().items) keys.push_back(kv.key);
+    for (const auto& kv : result.value().items) keys.push_back(kv->key);
     return keys;
   }
   static std::vector<Revision> revisionsOf(const std::optional<std::vector<SharedEvent>>& events) {
@@ -119,7 +120,7 @@ TEST_F(WatchCacheTest, AValueSharesItsDerivedFormsWithEveryReaderUntilTheKeyChan
   WatchCache cache = makeCache({});
   const auto formsOf = [&](const std::string& key) {
     const ListResult listed = cache.list({key, {}, {}, ""}).value();
-    return listed.items.empty() ? nullptr : listed.items.front().derived;
+    return listed.items.empty() ? nullptr : listed.items.front()->derived;
   };
   const auto listed = formsOf("/r/b");
   ASSERT_NE(listed, nullptr);
