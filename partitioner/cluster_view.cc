@@ -78,7 +78,7 @@ void ClusterView::recordUsage(const std::optional<Replicas>& cpuTarget, Usage& u
   if (needMetric) copyMetric(*needMetric, usage);
 }
 
-bool tiered(const std::vector<ClusterView>& views) {
+bool tiered(std::span<const ClusterView> views) {
   return std::any_of(views.begin(), views.end(), [](const ClusterView& v) { return v.tier != 0; });
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +72,7 @@ struct alignas(64) ClusterView {
 };
 
 // True when some cluster is in a tier other than 0 (burst tiers in use).
-bool tiered(const std::vector<ClusterView>& views);
+bool tiered(std::span<const ClusterView> views);
 
 // What the steps ask of all clusters at once, gathered while their views are written.
 struct Federation {

@@ -4,7 +4,7 @@
 namespace fedhpa::partitioner {
 
 void scheduleDemand(Schedule& schedule, const FederatedSpec& spec,
-                    const std::vector<ClusterView>& views) {
+                    std::span<const ClusterView> views) {
   placeWithinSpec(schedule, views, spec);
   moveMaxToSaturated(schedule, views, spec);
   moveMinToSaturated(schedule, views);

@@ -51,7 +51,7 @@ struct Nums {
 
 class Run {
  public:
-  Run(const FederatedSpec& spec, const std::vector<ClusterView>& views, IterationOrder& order)
+  Run(const FederatedSpec& spec, std::span<const ClusterView> views, IterationOrder& order)
       : views_(views), order_(order), scheduled_(views.size()) {
     const auto n = static_cast<Replicas>(views.size());
     requested_ = {spec.limits.min, spec.limits.max};
@@ -260,7 +260,7 @@ class Run {
     return result;
   }
 
-  const std::vector<ClusterView>& views_;
+  std::span<const ClusterView> views_;
   IterationOrder& order_;
   std::vector<std::optional<Nums>> scheduled_;
   std::set<std::size_t> availableMax_, availableMin_, noHpa_;
@@ -270,7 +270,7 @@ class Run {
 }  // namespace
 
 std::optional<KubefedResult> kubefedV1Schedule(const FederatedSpec& spec,
-                                               const std::vector<ClusterView>& views,
+                                               std::span<const ClusterView> views,
                                                IterationOrder& order) {
   if (views.empty()) return KubefedResult{};
   return Run(spec, views, order).schedule();

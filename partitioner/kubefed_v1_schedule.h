@@ -38,7 +38,7 @@ class NameOrder : public IterationOrder {
 // never terminate. The result is what kubefed v1 would write, valid or not.
 using KubefedResult = std::vector<std::optional<Limits>>;
 std::optional<KubefedResult> kubefedV1Schedule(const FederatedSpec& spec,
-                                               const std::vector<ClusterView>& views,
+                                               std::span<const ClusterView> views,
                                                IterationOrder& order);
 
 }  // namespace fedhpa::partitioner

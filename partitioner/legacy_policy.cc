@@ -17,7 +17,7 @@ Cause::Kind legacyCause(const ClusterView& v, const Limits& before, const Limits
 }  // namespace
 
 void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
-                    const std::vector<ClusterView>& views) {
+                    std::span<const ClusterView> views) {
   NameOrder order;
   const std::optional<KubefedResult> kubefed = kubefedV1Schedule(spec, views, order);
   if (kubefed && invariantViolations(spec, *kubefed).empty()) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string_view>
 
 #include "partitioner/cluster_view.h"
@@ -243,8 +244,8 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   spec.limits.min = std::clamp<Replicas>(spec.limits.min, 1, spec.limits.max);
 
   const bool namesAsLastPlan = sortByName(input, ws);
-  const std::vector<ClusterView>& views = ws.views;
   const Federation federation = classify(spec, ws.order, policy, now, ws.views);
+  const std::span<const ClusterView> views = ws.views;
   Schedule& schedule = ws.schedule;
   schedule.reset(views, federation);
   if (policy.kind == Policy::Kind::Legacy) {
@@ -258,7 +259,7 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   // names its cluster's slots in them.
   plan.federated = spec.limits;
   const std::size_t n = views.size();
-  plan.clusters.resize(n);
+  if (!namesAsLastPlan) plan.clusters.resize(n);  // else it holds n already (sortByName saw)
   // The arrays read and written per cluster, held in registers across the calls below (through
   // the vectors, each access reloaded their data pointers).
   const ClusterView* const view = views.data();
@@ -309,8 +310,12 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
       view[i].recordUsage(spec.targetCPUUtilizationPercent, m.usage);
     }
   }
-  plan.moves.resize(moves);
-  ws.moveNames.resize(moves);
+  // Resized only when this plan has fewer moves (most often it has as many as the last): a
+  // resize divides by a Move's size to learn the size it has. moveNames is as long as moves.
+  if (moves != movesHeld) {
+    plan.moves.resize(moves);
+    ws.moveNames.resize(moves);
+  }
   // So are the notes (their fields are all set by the step that adds them); those beyond this
   // plan's are dropped.
   plan.notes.resize(schedule.noteCount);

@@ -13,11 +13,11 @@ namespace fedhpa::partitioner {
 // `demand` (the default): fit the spec, admit new clusters, give saturated clusters in one step
 // what they ask for from the largest unused max, fit min.
 void scheduleDemand(Schedule& schedule, const FederatedSpec& spec,
-                    const std::vector<ClusterView>& views);
+                    std::span<const ClusterView> views);
 
 // `legacy`: kubefed v1's schedule in a fixed iteration order. Where kubefed v1 would never
 // terminate or would write invalid limits, the current limits fitted to the spec instead.
 void scheduleLegacy(Schedule& schedule, const FederatedSpec& spec,
-                    const std::vector<ClusterView>& views);
+                    std::span<const ClusterView> views);
 
 }  // namespace fedhpa::partitioner

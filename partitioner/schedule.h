@@ -61,7 +61,7 @@ struct Schedule {
   bool minHeldIdle = false;     // some cluster holds min it does not use (ClusterView::minToKeep)
 
   // Starts a plan from the current limits.
-  void reset(const std::vector<ClusterView>& views, const Federation& federation) {
+  void reset(std::span<const ClusterView> views, const Federation& federation) {
     const std::size_t n = views.size();
     limits.resize(n);
     causes.resize(n * kMaxCauses);  // slots are written before they are read

@@ -18,7 +18,7 @@ Replicas clampValue(Replicas value, Replicas low, Replicas high) {
 // Records a cause of `kind` (the limits before and after) for every cluster the first step
 // changed: before it, each cluster's limits were its current ones (Schedule::reset), so the
 // views hold them and no copy is kept.
-void explainChanges(Schedule& schedule, const std::vector<ClusterView>& views, Cause::Kind kind,
+void explainChanges(Schedule& schedule, std::span<const ClusterView> views, Cause::Kind kind,
                     Replicas federated) {
   const std::size_t n = schedule.limits.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -85,7 +85,7 @@ std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
 }
 
 // The tiers in use, ascending.
-Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) {
+Scratch::Array tiersOf(Scratch& scratch, std::span<const ClusterView> views) {
   const Scratch::Array tiers = scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) tiers[i] = views[i].tier;
   std::sort(tiers.begin(), tiers.end());
@@ -95,7 +95,7 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 // Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
 // of the highest tier give first (exchangeByTier, without tiers an exchange()).
 [[gnu::noinline]] std::optional<Exchange> exchangeAcrossTiers(Schedule& schedule,
-                                                              const std::vector<ClusterView>& views,
+                                                              std::span<const ClusterView> views,
                                                               Scratch::Array spares,
                                                               std::span<const Replicas> wants) {
   Scratch& scratch = schedule.scratch;
@@ -129,7 +129,7 @@ Scratch::Array tiersOf(Scratch& scratch, const std::vector<ClusterView>& views) 
 
 // exchange(), or exchangeAcrossTiers when some cluster is in a tier other than 0. The tiered
 // exchange is out of line, so that this choice is small enough to be inlined into its callers.
-std::optional<Exchange> exchangeByTier(Schedule& schedule, const std::vector<ClusterView>& views,
+std::optional<Exchange> exchangeByTier(Schedule& schedule, std::span<const ClusterView> views,
                                        Scratch::Array spares, std::span<const Replicas> wants,
                                        Replicas spare, Replicas wanted, bool oneReceiver) {
   if (!schedule.tiered) {
@@ -173,7 +173,7 @@ Replicas spareMax(const ClusterView& v, Replicas max, bool onlyThoseThatMayGive)
   return gives ? std::max<Replicas>(0, max - v.maxInUse) : 0;
 }
 
-Scratch::Array maxSpares(Schedule& schedule, const std::vector<ClusterView>& views,
+Scratch::Array maxSpares(Schedule& schedule, std::span<const ClusterView> views,
                          bool onlyThoseThatMayGive) {
   Scratch::Array spares = schedule.scratch.overwritten(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
@@ -206,7 +206,7 @@ void applyMaxExchange(Schedule& schedule, const Exchange& ex) {
 
 }  // namespace
 
-void fairShares(const std::vector<ClusterView>& views, Replicas total,
+void fairShares(std::span<const ClusterView> views, Replicas total,
                 std::vector<Replicas>& shares, Scratch& scratch) {
   const Scratch::Mark mark(scratch);
   const std::size_t n = views.size();
@@ -245,7 +245,7 @@ void fairShares(const std::vector<ClusterView>& views, Replicas total,
   if (rest > 0) levelUp(shares, scratch.filled(n, kNoCap), rest, scratch);
 }
 
-const Schedule::FairShares& fairSharesOf(Schedule& schedule, const std::vector<ClusterView>& views,
+const Schedule::FairShares& fairSharesOf(Schedule& schedule, std::span<const ClusterView> views,
                                         Replicas total) {
   Schedule::FairShares& fair = schedule.fair;
   if (schedule.fairKnown) return fair;
@@ -262,7 +262,7 @@ const Schedule::FairShares& fairSharesOf(Schedule& schedule, const std::vector<C
   return fair;
 }
 
-void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
+void spreadInitially(Schedule& schedule, std::span<const ClusterView> views,
                      const FederatedSpec& spec) {
   const Schedule::FairShares& shares = fairSharesOf(schedule, views, spec.limits.max);
   for (std::size_t i = 0; i < views.size(); ++i) {
@@ -278,7 +278,7 @@ void spreadInitially(Schedule& schedule, const std::vector<ClusterView>& views,
 namespace {
 
 // A smaller federated max: unused max first, then the largest local max down, then whole clusters.
-void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas excess) {
+void lowerMax(Schedule& schedule, std::span<const ClusterView> views, Replicas excess) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
   // 1. max the clusters do not use (the window does not protect against a smaller spec).
@@ -331,7 +331,7 @@ void lowerMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
 // A larger federated max: saturated clusters first, then clusters without an HPA, then the
 // lowest local max. Writes each cluster's max and why it changed in one pass at the end.
-void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replicas federated,
+void raiseMax(Schedule& schedule, std::span<const ClusterView> views, Replicas federated,
               Replicas deficit) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
@@ -386,7 +386,7 @@ void raiseMax(Schedule& schedule, const std::vector<ClusterView>& views, Replica
 
 }  // namespace
 
-void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+void fitMaxToSpec(Schedule& schedule, std::span<const ClusterView> views,
                   const FederatedSpec& spec) {
   const Replicas total = schedule.currentMax;
   const Replicas federated = spec.limits.max;
@@ -400,7 +400,7 @@ void fitMaxToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
   }
 }
 
-void admitNewClusters(Schedule& schedule, const std::vector<ClusterView>& views,
+void admitNewClusters(Schedule& schedule, std::span<const ClusterView> views,
                       const FederatedSpec& spec) {
   const std::size_t n = views.size();
   if (schedule.allPresent) return;
@@ -454,7 +454,7 @@ struct Unserved {
 
 // The exchanges of moveMaxToSaturated, for when some cluster has max spare or reclaimable;
 // returns the saturated clusters they left unserved.
-Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& views) {
+Unserved moveMaxFromDonors(Schedule& schedule, std::span<const ClusterView> views) {
   const std::size_t n = views.size();
   Scratch& scratch = schedule.scratch;
   // A donor's reclaimable max after step 1 is what it was less what it gave (its max fell by
@@ -518,7 +518,7 @@ Unserved moveMaxFromDonors(Schedule& schedule, const std::vector<ClusterView>& v
 
 }  // namespace
 
-void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& views,
+void moveMaxToSaturated(Schedule& schedule, std::span<const ClusterView> views,
                         const FederatedSpec& spec) {
   const std::size_t n = views.size();
   const Scratch::Mark mark(schedule.scratch);
@@ -547,7 +547,7 @@ void moveMaxToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   views[unserved.first].recordUsage(spec.targetCPUUtilizationPercent, note.usage);
 }
 
-void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& views) {
+void moveMinToSaturated(Schedule& schedule, std::span<const ClusterView> views) {
   // Only min held idle is given, and the steps before only lower a min: none held, none to give.
   if (!schedule.minHeldIdle) return;
   const std::size_t n = views.size();
@@ -576,7 +576,7 @@ void moveMinToSaturated(Schedule& schedule, const std::vector<ClusterView>& view
   explainExchange(schedule, *ex, Cause::Kind::SaturatedReceivedMin, Cause::Kind::IdleAtMinGave);
 }
 
-void fitMinToSpec(Schedule& schedule, const std::vector<ClusterView>& views,
+void fitMinToSpec(Schedule& schedule, std::span<const ClusterView> views,
                   const FederatedSpec& spec) {
   const std::size_t n = views.size();
   // Cluster i's min may not fall below its floor (1, or its preference floor, within its max)
