@@ -93,7 +93,7 @@ def peer_rows(report):
         ns, allocs = ours[clusters]
         rows.append((f"demand vs kubefed v1, {clusters} clusters", f"{ns / 1e3:.2f} us/call, {allocs:.0f} allocs",
                      f"kubefed v1 {theirs['ns_per_op'] / 1e3:.2f} us, {theirs['allocs_per_op']:.0f} allocs",
-                     f"{ns / theirs['ns_per_op']:.2f}"))
+                     f"{ns / theirs['ns_per_op']:.3f}"))
 
 
 def tracking_rows():
