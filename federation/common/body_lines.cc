@@ -32,6 +32,8 @@ std::optional<std::string_view> BodyLines::next() {
 // Appends what the body has (at least one byte); false at its end.
 bool BodyLines::readMore() {
   auto buffer = body_.streambuf();
+  // in_avail() reads the buffer's count without its lock (test/sanitizers/tsan.supp says so): a
+  // stale count is only ever smaller, since the I/O thread adds bytes and only this reader takes them.
   const std::size_t want = std::clamp<std::size_t>(buffer.in_avail(), 1, 64 * 1024);
   const std::size_t had = pending_.size();
   pending_.resize(had + want);
