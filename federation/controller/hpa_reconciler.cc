@@ -5,8 +5,8 @@
 
 #include "federation/api/hpa_decode.h"
 #include "federation/api/hpa_defaults.h"
-#include "federation/api/time.h"
 #include "federation/controller/cluster_selector.h"
+#include "federation/controller/hpa_status.h"
 #include "federation/common/logging.h"
 #include "partitioner/partition.h"
 #include "partitioner/reasons.h"
@@ -252,7 +252,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
   // the plan leads to (what each member may hold if its writes go through), so that the status
   // written after them is the placement's only other write to the federation.
-  const json federated = ensureFinalizer(planned, breakdownOf(projected(plan, locals)));
+  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);
@@ -523,117 +523,13 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::projected(const partitioner
   return locals;
 }
 
-namespace {
-
-std::optional<long long> cpuUtilizationOf(const json& status) {
-  std::optional<long long> utilization;
-  for (const auto& metric : status.value("currentMetrics", json::array()))
-    if (metric.value("type", "") == "Resource" && metric["resource"].value("name", "") == "cpu")
-      utilization = metric["resource"].value("current", json::object()).value("averageUtilization", 0LL);
-  return utilization;
-}
-
-// A condition whose status is what it was keeps the time of its last transition.
-void keepTransitionTimes(json& conditions, const json& previous) {
-  for (auto& condition : conditions)
-    for (const auto& old : previous)
-      if (old.value("type", "") == condition.value("type", "") && old.value("status", "") == condition.value("status", ""))
-        condition["lastTransitionTime"] = old.value("lastTransitionTime", condition.value("lastTransitionTime", ""));
-}
-
-// The federation's view of the members' conditions: able to scale and active when every member
-// holding the HPA is; limited when any member is (the reason names the members).
-json aggregateConditions(const std::vector<HpaReconciler::MemberHpa>& locals, const json& previous, SystemTime now) {
-  struct Verdict {
-    bool all = true;
-    bool any = false;
-    std::string members;
-  };
-  std::map<std::string, Verdict> verdicts = {{"AbleToScale", {}}, {"ScalingActive", {}}, {"ScalingLimited", {}}};
-  bool seen = false;
-  for (const auto& local : locals) {
-    if (!local.hpa) continue;
-    seen = true;
-    std::map<std::string, bool> memberStatus;
-    for (const auto& condition : local.hpa->value("status", json::object()).value("conditions", json::array()))
-      memberStatus[condition.value("type", "")] = condition.value("status", "") == "True";
-    for (auto& [type, verdict] : verdicts) {
-      const bool isTrue = memberStatus.count(type) && memberStatus[type];
-      verdict.all = verdict.all && isTrue;
-      if (isTrue) {
-        verdict.any = true;
-        verdict.members += (verdict.members.empty() ? "" : ", ") + local.member.name;
-      }
-    }
-  }
-  json out = json::array();
-  if (!seen) return out;
-  const std::string nowText = api::formatRfc3339(now);
-  auto condition = [&](const char* type, bool status, const char* reason, const std::string& message) {
-    const std::string text = status ? "True" : "False";
-    out.push_back({{"type", type}, {"status", text}, {"lastTransitionTime", nowText}, {"reason", reason}, {"message", message}});
-  };
-  condition("AbleToScale", verdicts["AbleToScale"].all, verdicts["AbleToScale"].all ? "SucceededGetScale" : "MemberUnableToScale",
-            verdicts["AbleToScale"].all ? "every member cluster can scale its target" : "some member clusters cannot scale their target");
-  condition("ScalingActive", verdicts["ScalingActive"].all, verdicts["ScalingActive"].all ? "ValidMetricFound" : "MemberScalingInactive",
-            verdicts["ScalingActive"].all ? "every member cluster computes replicas from its metrics"
-                                          : "some member clusters cannot compute replicas from their metrics");
-  condition("ScalingLimited", verdicts["ScalingLimited"].any, verdicts["ScalingLimited"].any ? "MemberLimited" : "DesiredWithinRange",
-            verdicts["ScalingLimited"].any ? "limited in " + verdicts["ScalingLimited"].members
-                                           : "every member's desired count is within its range");
-  keepTransitionTimes(out, previous);
-  return out;
-}
-
-}  // namespace
-
 // The members' statuses summed onto the federated HPA, and each one in an annotation. Each is
 // written only when it changed, by update with the resourceVersion read (replace semantics: a
 // field that vanished from the members vanishes here too).
-json HpaReconciler::breakdownOf(const std::vector<MemberHpa>& locals) {
-  json breakdown = json::object();
-  for (const auto& local : locals) {
-    if (!local.hpa || local.member.health == MemberHealth::Released) continue;
-    const json spec = local.hpa->value("spec", json::object());
-    const json status = local.hpa->value("status", json::object());
-    json entry = {{"min", spec.value("minReplicas", 1LL)}, {"max", spec.value("maxReplicas", 0LL)},
-                  {"current", status.value("currentReplicas", 0LL)}, {"desired", status.value("desiredReplicas", 0LL)}};
-    if (const auto utilization = cpuUtilizationOf(status)) entry["cpuUtilization"] = *utilization;
-    breakdown[local.member.name] = entry;
-  }
-  return breakdown;
-}
-
 void HpaReconciler::reportStatus(const json& federated, const std::vector<MemberHpa>& locals) {
-  long long current = 0, desired = 0, weightedUtilization = 0, utilizationWeight = 0;
-  std::string lastScaleTime;
-  for (const auto& local : locals) {
-    if (!local.hpa || local.member.health == MemberHealth::Released) continue;
-    const json status = local.hpa->value("status", json::object());
-    const long long memberCurrent = status.value("currentReplicas", 0LL);
-    current += memberCurrent;
-    desired += status.value("desiredReplicas", 0LL);
-    if (const auto utilization = cpuUtilizationOf(status)) {
-      weightedUtilization += *utilization * memberCurrent;
-      utilizationWeight += memberCurrent;
-    }
-    lastScaleTime = std::max(lastScaleTime, status.value("lastScaleTime", std::string()));
-  }
-  const std::string breakdown = breakdownOf(locals).dump();
-  json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
-                 {"currentReplicas", current},
-                 {"desiredReplicas", desired},
-                 {"conditions", aggregateConditions(locals, federated.value("status", json::object()).value("conditions", json::array()),
-                                                    context_.time.systemTime())}};
-  if (utilizationWeight > 0)
-    status["currentMetrics"] = json::array({{{"type", "Resource"},
-                                             {"resource",
-                                              {{"name", "cpu"},
-                                               {"current",
-                                                {{"averageUtilization", weightedUtilization / utilizationWeight},
-                                                 // the members' pods request 100m each: N % is N millicores
-                                                 {"averageValue", std::to_string(weightedUtilization / utilizationWeight) + "m"}}}}}}});
-  if (!lastScaleTime.empty()) status["lastScaleTime"] = lastScaleTime;
+  const std::string breakdown = statusBreakdown(locals).dump();
+  json status = aggregatedStatus(locals, federated["metadata"].value("generation", 1LL),
+                                 federated.value("status", json::object()).value("conditions", json::array()), context_.time.systemTime());
   if (annotationOf(federated, kClusterStatusAnnotation) == breakdown && federated.value("status", json::object()) == status) return;
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
   context_.status.submit(key, [this, key, federated, breakdown, status]() mutable {

@@ -114,8 +114,6 @@ class HpaReconciler {
   // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there.
   json ensureFinalizer(const json& federated, const json& breakdown);
   static std::vector<MemberHpa> projected(const partitioner::Plan& plan, std::vector<MemberHpa> locals);
-  // The per-cluster annotation's value: each member's limits, replicas and CPU utilization.
-  static json breakdownOf(const std::vector<MemberHpa>& locals);
   // Writes the plan, lowerings first (and only those unless raisesAllowed); updates `locals` with
   // what the members answered. Returns the first failure, if any.
   std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
