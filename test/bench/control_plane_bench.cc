@@ -7,52 +7,29 @@
 //
 // Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
 // and every process it started is killed on the way out.
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <ctime>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "clusters/client/rest_client.h"
+#include "test/bench/bench_load.h"
 #include "test/bench/bench_processes.h"
+#include "test/bench/control_plane_phases.h"
 
 namespace fedhpa::bench {
-namespace {
 
-using clusters::json;
 using clusters::ListOptions;
 using clusters::RestClient;
-using clusters::RestConfig;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
 
-struct Sizes {
-  bool smoke = false;
-  int convergenceHpas = 1000;
-  int reactionTrials = 200;
-  int listHpas = 1000;
-  int watchers = 100;
-  int watchUpdates = 1000;
-  int memoryHpas = 10000;
-  int loadThreads = 4;
-  milliseconds rateDuration{2000};
-  // The phases at member latency (issue 10).
-  int latencyHpas = 1000;       // federated HPAs over 10 members, and idle behind the reaction trials
-  int latencyReactionTrials = 50;
-  milliseconds idleWindow{10000};
-};
-
-// How many writes MemberCalls lets be in flight to one member (MemberCallOptions::perMember).
-constexpr int kPerMemberConcurrency = 8;
-constexpr int kControllerWorkers = 16;  // the controller-manager's default --workers
-constexpr int kLatencyMs = 50;
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers.
@@ -68,10 +45,6 @@ std::string rfc3339Now() {
 
 // ---------------------------------------------------------------------------------------------
 // The table.
-
-struct Row {
-  std::string benchmark, value, reference, ratio;
-};
 
 // --tsv: the rows alone, tab-separated, for run_bench.py (make bench) to merge into its table.
 void printTable(const std::vector<Row>& rows, bool tsv) {
@@ -93,6 +66,8 @@ void printTable(const std::vector<Row>& rows, bool tsv) {
   std::cout.flush();
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // 1. Convergence: N federated HPAs to 3N correct local HPAs, against the members' raw create rate
 // (the controller-manager with its default --workers, apiserver and member-sims as processes).
@@ -102,6 +77,8 @@ void printTable(const std::vector<Row>& rows, bool tsv) {
 // first federated create instead, the figure would be the federation API's create rate for this
 // benchmark's clients (a durable write each), which is not the controller's to improve; that
 // figure is the second row, against the same creates with no controller running.
+
+namespace {
 
 // Waits until the members hold the N HPAs, checks it with plain lists (not timed), and returns
 // the seconds from start until the last one became correct.
@@ -157,6 +134,8 @@ std::string requestsPerHpa(const std::vector<std::map<std::pair<std::string, std
   }
   return text;
 }
+
+}  // namespace
 
 void convergence(const Sizes& sizes, std::vector<Row>& rows) {
   const int n = sizes.convergenceHpas;
@@ -235,6 +214,8 @@ void convergence(const Sizes& sizes, std::vector<Row>& rows) {
 // ---------------------------------------------------------------------------------------------
 // 2. Reaction: a member's HPA turns saturated -> its max is raised.
 
+namespace {
+
 json cpuMetric(int utilization) {
   return json::array({{{"type", "Resource"}, {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", utilization}}}}}}});
 }
@@ -264,14 +245,8 @@ json idleStatus() {
                                          {"lastTransitionTime", now}}})}}}};
 }
 
-struct Trials {
-  std::vector<double> latencies, writeRtts;  // ms; latencies from just before the status write
-  std::vector<double> sinceStored;           // ms from the status write's response (the member had stored it)
-};
+}  // namespace
 
-// `count` trials on the federated HPA `name`: the member holding the least max (round robin
-// among equals) has its local HPA's status written saturated; timed until the mirror sees its
-// max raised, then the status goes back to idle and the members settle.
 Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& configs, const std::string& name, int count,
                       milliseconds timeout) {
   std::vector<std::unique_ptr<RestClient>> members;
@@ -313,6 +288,16 @@ Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& confi
   return {latencies, writeRtts, sinceStored};
 }
 
+void waitInitialSpread(MemberMirror& mirror, const std::string& name, milliseconds quiet, seconds quietWithin) {
+  mirror.waitUntil(
+      [&](const MemberMirror& m) {
+        const auto e = m.entry(name);
+        return e && e->max == std::vector<int>{3, 3, 3};
+      },
+      Clock::now() + seconds(30), "the initial spread {1,3} x 3");
+  mirror.waitQuiet(quiet, Clock::now() + quietWithin, "after the initial spread");
+}
+
 void reaction(const Sizes& sizes, std::vector<Row>& rows) {
   progress("reaction: fedhpa up, " + std::to_string(sizes.reactionTrials) + " trials");
   TempDir dir("fedhpa-bench-reaction");
@@ -320,13 +305,7 @@ void reaction(const Sizes& sizes, std::vector<Row>& rows) {
   MemberMirror mirror(up.members, 9);
   const std::string name = "reaction";
   RestClient(up.federation).create(kHpas, "default", hpaObject(name, 3, 9));
-  mirror.waitUntil(
-      [&](const MemberMirror& m) {
-        const auto e = m.entry(name);
-        return e && e->max == std::vector<int>{3, 3, 3};
-      },
-      Clock::now() + seconds(30), "the initial spread {1,3} x 3");
-  mirror.waitQuiet(milliseconds(200), Clock::now() + seconds(10), "after the initial spread");
+  waitInitialSpread(mirror, name, milliseconds(200), seconds(10));
 
   const Trials measured = reactionTrials(mirror, up.members, name, sizes.reactionTrials, seconds(10));
   const auto& latencies = measured.latencies;
@@ -339,114 +318,6 @@ void reaction(const Sizes& sizes, std::vector<Row>& rows) {
                   "status write RTT p50 " + fixed(rtt, 2) + " ms", fixed(p50 / rtt, 1)});
   rows.push_back({"reaction p99 (" + trials + ")", fixed(p99, 1) + " ms (goal <= 50 ms)",
                   "status write RTT p50 " + fixed(rtt, 2) + " ms", fixed(p99 / rtt, 1)});
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3. The API server: GET, LIST and watch fan-out against a trivial endpoint of the same server.
-
-void apiserverBench(const Sizes& sizes, std::vector<Row>& rows) {
-  progress("apiserver: " + std::to_string(sizes.listHpas) + " HPAs, " + std::to_string(sizes.watchers) + " watchers");
-  TempDir dir("fedhpa-bench-apiserver");
-  std::unique_ptr<Process> server;
-  const std::string url = startServing(server, "apiserver", {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--data-dir",
-                                                             (dir.path() / "data").string()}, dir);
-  const RestConfig config = serverConfig(url);
-  std::vector<std::string> names;
-  for (int i = 0; i < sizes.listHpas; ++i) names.push_back(hpaName("bench", i));
-  const double createSeconds = createHpas(config, names, 1, 10, sizes.loadThreads);
-  progress("created " + std::to_string(names.size()) + " HPAs in " + fixed(createSeconds, 2) + " s");
-
-  const std::string collection = kHpas.path("default");
-  const int threads = sizes.loadThreads;
-  const double trivial = requestRate(url, "/healthz", threads, sizes.rateDuration);
-  const double get = requestRate(url, kHpas.path("default", names.front()), threads, sizes.rateDuration);
-  const double list = requestRate(url, collection, threads, sizes.rateDuration);
-  const std::string reference = "GET /healthz " + fixed(trivial, 0) + " req/s";
-  const std::string clients = std::to_string(threads) + " clients";
-  rows.push_back({"apiserver GET one HPA", fixed(get, 0) + " req/s (" + clients + ")", reference, fixed(get / trivial, 2)});
-  rows.push_back({"apiserver LIST " + std::to_string(sizes.listHpas) + " HPAs from the watch cache (goal >= 0.2)",
-                  fixed(list, 1) + " req/s (" + clients + ")", reference, fixed(list / trivial, 3)});
-
-  // Watch fan-out: W open watches, M updates of one HPA, until every watcher saw every update.
-  const int w = sizes.watchers, updates = sizes.watchUpdates;
-  const std::string target = names.front();
-  RestClient writer(config);
-  const auto seqPatch = [](const std::string& seq) { return json{{"metadata", {{"annotations", {{"bench.fedhpa.io/seq", seq}}}}}}; };
-  // The same updates with nobody watching, for comparison (stderr only).
-  const auto alone = Clock::now();
-  for (int i = 0; i < updates; ++i) writer.mergePatch(kHpas, "default", target, seqPatch("alone-" + std::to_string(i)));
-  progress("the same " + std::to_string(updates) + " updates with no watcher: " + fixed(updates / secondsSince(alone), 0) + "/s");
-  const std::string fromVersion = writer.get(kHpas, "default", target).at("metadata").value("resourceVersion", "");
-  std::vector<std::unique_ptr<RestClient>> watchClients;
-  std::vector<std::unique_ptr<clusters::WatchStream>> streams;
-  for (int i = 0; i < w; ++i) {
-    watchClients.push_back(std::make_unique<RestClient>(config));
-    streams.push_back(watchClients.back()->watch(kHpas, "default", fromVersion, {}));
-  }
-  std::vector<Clock::time_point> finished(w);
-  std::vector<std::string> errors(w);
-  std::atomic<int> done{0};
-  std::vector<std::thread> watchers;
-  for (int i = 0; i < w; ++i)
-    watchers.emplace_back([&, i] {
-      try {
-        int seen = 0;
-        while (const auto event = streams[i]->next()) {
-          if (event->value("type", "") != "MODIFIED") continue;
-          if (event->at("object").at("metadata").value("name", "") != target) continue;
-          if (++seen == updates) {
-            finished[i] = Clock::now();
-            ++done;
-            return;
-          }
-        }
-        errors[i] = "stream ended after " + std::to_string(seen) + " of " + std::to_string(updates) + " events";
-      } catch (const std::exception& failure) {
-        errors[i] = failure.what();
-      }
-    });
-  const auto cancelAll = [&] {
-    for (auto& stream : streams) stream->cancel();
-    for (auto& thread : watchers) thread.join();
-  };
-  const double serverCpuBefore = cpuSeconds(server->pid()), benchCpuBefore = cpuSeconds(::getpid());
-  const auto start = Clock::now();
-  try {
-    for (int i = 0; i < updates; ++i)
-      writer.mergePatch(kHpas, "default", target, seqPatch(std::to_string(i)));
-  } catch (...) {
-    cancelAll();
-    throw;
-  }
-  const double writeSeconds = secondsSince(start);
-  const auto deadline = start + seconds(60) + milliseconds(1) * (w * updates / 10);
-  while (done < w && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(2));
-  const double serverCpu = cpuSeconds(server->pid()) - serverCpuBefore, benchCpu = cpuSeconds(::getpid()) - benchCpuBefore;
-  cancelAll();
-  for (int i = 0; i < w; ++i)
-    if (!errors[i].empty() || finished[i] == Clock::time_point{})
-      throw BenchError("watcher " + std::to_string(i) + " saw too little: " + (errors[i].empty() ? "timed out" : errors[i]));
-  const double elapsed = std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - start).count();
-  const double events = static_cast<double>(w) * updates;
-  progress("watch fan-out: " + fixed(events, 0) + " events in " + fixed(elapsed, 2) + " s; the updates took " + fixed(writeSeconds, 2) +
-           " s (" + fixed(updates / writeSeconds, 0) + "/s); CPU s: apiserver " + fixed(serverCpu, 1) + ", this benchmark's clients " +
-           fixed(benchCpu, 1));
-  rows.push_back({"apiserver watch " + std::to_string(w) + "x" + std::to_string(updates),
-                  fixed(events, 0) + " events in " + fixed(elapsed, 2) + " s (" + fixed(events / elapsed, 0) + "/s)", reference,
-                  fixed(events / elapsed / trivial, 2)});
-
-  // The same LIST from the storage itself: the same data, served again with --watch-cache=false.
-  server->terminate();
-  server.reset();
-  const std::string uncachedUrl = startServing(server, "apiserver-uncached",
-                                               {FEDHPA_BINARY, "apiserver", "--listen", "127.0.0.1:0", "--watch-cache=false",
-                                                "--data-dir", (dir.path() / "data").string()},
-                                               dir);
-  const double uncachedTrivial = requestRate(uncachedUrl, "/healthz", threads, sizes.rateDuration);
-  const double uncachedList = requestRate(uncachedUrl, collection, threads, sizes.rateDuration);
-  rows.push_back({"apiserver LIST " + std::to_string(sizes.listHpas) + " HPAs, --watch-cache=false",
-                  fixed(uncachedList, 1) + " req/s (" + clients + ")", "GET /healthz " + fixed(uncachedTrivial, 0) + " req/s",
-                  fixed(uncachedList / uncachedTrivial, 3)});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,179 +384,7 @@ void memory(const Sizes& sizes, std::vector<Row>& rows) {
                   "RSS synced, 0 HPAs " + fixed(idleRss / mib, 1) + " MiB", fixed(static_cast<double>(loadedRss) / idleRss, 2)});
 }
 
-// ---------------------------------------------------------------------------------------------
-// 5. At member latency (issue 10): separate processes, every member-sim with --latency 50ms.
-
-std::string latencyFlag() { return std::to_string(kLatencyMs) + "ms"; }
-
-// Convergence of N federated HPAs (max 10) over 10 members: 10N local HPAs, against the bound
-// of writes in parallel (N writes per member × latency / per-member concurrency) and against the
-// raw create rate of one such member with as many parallel clients.
-void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows) {
-  const int n = sizes.latencyHpas, memberCount = 10;
-  progress("latency: apiserver, " + std::to_string(memberCount) + " member-sims --latency " + latencyFlag() +
-           ", controller-manager, N=" + std::to_string(n));
-  TempDir dir("fedhpa-bench-latency");
-  Federation f = startFederation(dir, memberCount, {"--hpa-sync-period", "1h", "--latency", latencyFlag()}, {});
-
-  // Reference: unmanaged HPAs into member1 from kPerMemberConcurrency clients in parallel. They stay
-  // (outside the managed-by selector, nothing of the federation sees them).
-  std::vector<std::string> rawNames;
-  for (int i = 0; i < n; ++i) rawNames.push_back(hpaName("raw", i));
-  const double rawSeconds = createHpas(f.members[0], rawNames, 1, 10, kPerMemberConcurrency);
-  const double rawRate = n / rawSeconds;
-  progress("raw member create at " + latencyFlag() + ": " + std::to_string(n) + " in " + fixed(rawSeconds, 2) + " s (" +
-           std::to_string(kPerMemberConcurrency) + " clients)");
-
-  MemberMirror mirror(f.members, 10);
-  std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) names.push_back(hpaName("lat", i));
-  const Revisions revisionsBefore = revisions(f.federation, f.members);
-  const double cpuBefore = cpuSeconds(f.controller->pid());
-  const auto metricsBefore = scrapeMetrics(f.controllerUrl);
-  const auto start = Clock::now();
-  const double createSeconds = createHpas(f.federation, names, 1, 10, sizes.loadThreads);
-  progress("federation create: " + std::to_string(n) + " in " + fixed(createSeconds, 2) + " s");
-  mirror.waitUntil([n](const MemberMirror& m) { return m.correct() == static_cast<std::size_t>(n); },
-                   start + seconds(60) + milliseconds(200) * n, std::to_string(memberCount * n) + " correct local HPAs at " + latencyFlag());
-  const double elapsed = std::chrono::duration<double>(mirror.completedAt() - start).count();
-  const auto metricsAfter = scrapeMetrics(f.controllerUrl);
-  const auto delta = [&](const std::string& key) {
-    const auto before = metricsBefore.find(key);
-    const auto after = metricsAfter.find(key);
-    return (after == metricsAfter.end() ? 0.0 : after->second) - (before == metricsBefore.end() ? 0.0 : before->second);
-  };
-  const double reconciles = delta("fedhpa_reconcile_duration_seconds_count");
-  progress("controller-manager: " + fixed(reconciles, 0) + " reconciles (" + fixed(reconciles / n, 2) +
-           " per federated HPA), mean " + fixed(1000 * delta("fedhpa_reconcile_duration_seconds_sum") / std::max(reconciles, 1.0), 1) +
-           " ms, " + fixed(delta("fedhpa_reconcile_errors_total"), 0) + " failed; reconcile-seconds / " +
-           std::to_string(kControllerWorkers) + " workers = " +
-           fixed(delta("fedhpa_reconcile_duration_seconds_sum") / kControllerWorkers, 2) + " s");
-  const Revisions revisionsAfter = revisions(f.federation, f.members);
-  long long maxWrites = 0;
-  for (int m = 0; m < memberCount; ++m) maxWrites = std::max(maxWrites, revisionsAfter.members[m] - revisionsBefore.members[m]);
-  progress("controller-manager used " + fixed(cpuSeconds(f.controller->pid()) - cpuBefore, 2) + " CPU s; " +
-           writesPerHpa(revisionsBefore, revisionsAfter, n));
-  // The bound: every member needs one create per federated HPA, kPerMemberConcurrency at a time.
-  const double bound = static_cast<double>(n) * kLatencyMs / 1000.0 / kPerMemberConcurrency;
-  const double perMemberRate = n / elapsed;
-  progress("converged at " + latencyFlag() + ": " + std::to_string(memberCount * n) + " local HPAs in " + fixed(elapsed, 2) +
-           " s (" + fixed(elapsed - createSeconds, 2) + " s after the last federated create returned); bound " + fixed(bound, 2) +
-           " s; most writes to one member " + std::to_string(maxWrites));
-  const std::string label = "convergence N=" + std::to_string(n) + " x10 at " + latencyFlag();
-  rows.push_back({label, std::to_string(memberCount * n) + " local HPAs in " + fixed(elapsed, 2) + " s (goal ratio <= 2)",
-                  "bound " + std::to_string(n) + " x " + latencyFlag() + " / " + std::to_string(kPerMemberConcurrency) + " = " +
-                      fixed(bound, 2) + " s",
-                  fixed(elapsed / bound, 2)});
-  rows.push_back({label + ", per member", fixed(perMemberRate, 0) + " HPAs/s into each member",
-                  "raw create, 1 member, " + std::to_string(kPerMemberConcurrency) + " clients " + fixed(rawRate, 0) + "/s",
-                  fixed(perMemberRate / rawRate, 2)});
-}
-
-// Requests per second each member served over the idle window, beyond watches (long-running,
-// verb watch), the prober (/readyz, /healthz) and this benchmark's /metrics scrapes.
-struct IdleRates {
-  std::vector<double> other;     // per member
-  std::vector<double> expected;  // watches + probes, per member
-  std::vector<std::string> otherKinds;
-};
-
-IdleRates idleRequestRates(const std::vector<std::string>& urls, milliseconds window) {
-  std::vector<std::map<std::pair<std::string, std::string>, long long>> before;
-  for (const auto& url : urls) before.push_back(requestCounts(url));
-  const auto start = Clock::now();
-  std::this_thread::sleep_for(window);
-  std::vector<std::map<std::pair<std::string, std::string>, long long>> after;
-  for (const auto& url : urls) after.push_back(requestCounts(url));
-  const double seconds = secondsSince(start);
-  IdleRates rates;
-  for (std::size_t m = 0; m < urls.size(); ++m) {
-    long long other = 0, expected = 0;
-    std::string kinds;
-    for (const auto& [key, count] : after[m]) {
-      const auto it = before[m].find(key);
-      const long long delta = count - (it == before[m].end() ? 0 : it->second);
-      if (delta == 0) continue;
-      const auto& [verb, resource] = key;
-      if (resource == "/metrics") continue;
-      if (verb == "watch" || resource == "/readyz" || resource == "/healthz") {
-        expected += delta;
-      } else {
-        other += delta;
-        kinds += " " + verb + " " + resource + " x" + std::to_string(delta);
-      }
-    }
-    rates.other.push_back(static_cast<double>(other) / seconds);
-    rates.expected.push_back(static_cast<double>(expected) / seconds);
-    rates.otherKinds.push_back(kinds);
-  }
-  return rates;
-}
-
-// 3 members at --latency 50ms holding N idle federated HPAs (resync every 5 s, so the idle
-// window sees resyncs): first the requests each member serves while nothing changes, then the
-// reaction trials of phase 2 on one more HPA among them.
-void reactionLatency(const Sizes& sizes, std::vector<Row>& rows) {
-  const int n = sizes.latencyHpas;
-  progress("reaction-latency: apiserver, 3 member-sims --latency " + latencyFlag() + ", controller-manager, " + std::to_string(n) +
-           " idle federated HPAs, " + std::to_string(sizes.latencyReactionTrials) + " trials");
-  TempDir dir("fedhpa-bench-reaction-latency");
-  Federation f = startFederation(dir, 3, {"--hpa-sync-period", "1h", "--latency", latencyFlag()},
-                                 {"--hpa-scale-forbidden-window", "0", "--resync-period", "5s"});
-  MemberMirror mirror(f.members, 9);
-  std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) names.push_back(hpaName("idle", i));
-  const auto start = Clock::now();
-  createHpas(f.federation, names, 1, 9, sizes.loadThreads);
-  const std::string name = "reaction";
-  RestClient(f.federation).create(kHpas, "default", hpaObject(name, 3, 9));
-  mirror.waitUntil([n](const MemberMirror& m) { return m.correct() == static_cast<std::size_t>(n) + 1; },
-                   start + seconds(60) + milliseconds(100) * n, std::to_string(3 * (n + 1)) + " local HPAs at " + latencyFlag());
-  progress("converged in " + fixed(secondsSince(start), 2) + " s");
-  mirror.waitUntil(
-      [&](const MemberMirror& m) {
-        const auto e = m.entry(name);
-        return e && e->max == std::vector<int>{3, 3, 3};
-      },
-      Clock::now() + seconds(30), "the initial spread {1,3} x 3");
-  mirror.waitQuiet(milliseconds(1000), Clock::now() + seconds(30), "after the initial spread");
-
-  // Idle: nothing changes anywhere; requests beyond watches and probes should be none.
-  const IdleRates idle = idleRequestRates(f.memberUrls, sizes.idleWindow);
-  double worst = 0, expected = 0;
-  std::string each;
-  for (std::size_t m = 0; m < idle.other.size(); ++m) {
-    worst = std::max(worst, idle.other[m]);
-    expected += idle.expected[m] / static_cast<double>(idle.other.size());
-    each += (m ? ", " : "") + fixed(idle.other[m], 2);
-    progress("idle member" + std::to_string(m + 1) + ": " + fixed(idle.other[m], 2) + " req/s beyond watches and probes," +
-             (idle.otherKinds[m].empty() ? std::string(" none") : idle.otherKinds[m]) + "; watches+probes " +
-             fixed(idle.expected[m], 2) + " req/s");
-  }
-  const std::string window = fixed(std::chrono::duration<double>(sizes.idleWindow).count(), 0) + " s";
-  rows.push_back({"idle requests per member, " + std::to_string(n) + " HPAs", each + " req/s (goal 0; " + window + ", resync 5s)",
-                  "watches+probes " + fixed(expected, 2) + " req/s per member", fixed(worst / std::max(expected, 1e-9), 2)});
-
-  // Timed from the status write's response, when the member has stored it: the issue's goal
-  // counts the controller's two round trips (the decreases-first rule lowers another member and
-  // waits for that before it raises) plus 50 ms. From before the write adds one more latency.
-  const Trials trials = reactionTrials(mirror, f.members, name, sizes.latencyReactionTrials, seconds(10));
-  const double p50 = percentile(trials.sinceStored, 50), p99 = percentile(trials.sinceStored, 99);
-  const double rtt = percentile(trials.writeRtts, 50), goal = 2.0 * kLatencyMs + 50;
-  std::vector<double> sorted = trials.sinceStored;
-  std::sort(sorted.rbegin(), sorted.rend());
-  std::string slowest;
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, sorted.size()); ++i) slowest += " " + fixed(sorted[i], 1);
-  const auto over = std::count_if(sorted.begin(), sorted.end(), [goal](double ms) { return ms > goal; });
-  progress("reaction at " + latencyFlag() + " from the status stored: p50 " + fixed(p50, 1) + " ms, p99 " + fixed(p99, 1) +
-           " ms, slowest" + slowest + " ms, " + std::to_string(over) + " of " + std::to_string(sorted.size()) + " over " +
-           fixed(goal, 0) + " ms; from before the status write: p50 " + fixed(percentile(trials.latencies, 50), 1) + " ms, p99 " +
-           fixed(percentile(trials.latencies, 99), 1) + " ms; status write p50 " + fixed(rtt, 2) + " ms");
-  rows.push_back({"reaction p99 at " + latencyFlag() + " (" + std::to_string(sizes.latencyReactionTrials) + " trials, " +
-                      std::to_string(n) + " idle)",
-                  fixed(p99, 1) + " ms status stored -> max raised (p50 " + fixed(p50, 1) + ")",
-                  "goal 2 x " + latencyFlag() + " + 50 ms = " + fixed(goal, 0) + " ms", fixed(p99 / goal, 2)});
-}
+namespace {
 
 int run(int argc, char** argv) {
   Sizes sizes;

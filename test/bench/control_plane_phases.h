@@ -1,0 +1,64 @@
+// The phases of control_plane_bench, each of which starts its own processes, measures, and adds
+// its rows to the table. Convergence, reaction and memory are in control_plane_bench.cc with the
+// table and main(), the API server's phase in control_plane_apiserver.cc, and the phases at member
+// latency in control_plane_latency.cc.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "clusters/client/kubeconfig.h"
+#include "test/bench/bench_load.h"
+
+namespace fedhpa::bench {
+
+struct Sizes {
+  bool smoke = false;
+  int convergenceHpas = 1000;
+  int reactionTrials = 200;
+  int listHpas = 1000;
+  int watchers = 100;
+  int watchUpdates = 1000;
+  int memoryHpas = 10000;
+  int loadThreads = 4;
+  std::chrono::milliseconds rateDuration{2000};
+  // The phases at member latency (issue 10).
+  int latencyHpas = 1000;       // federated HPAs over 10 members, and idle behind the reaction trials
+  int latencyReactionTrials = 50;
+  std::chrono::milliseconds idleWindow{10000};
+};
+
+struct Row {
+  std::string benchmark, value, reference, ratio;
+};
+
+inline constexpr int kControllerWorkers = 16;  // the controller-manager's default --workers
+
+// The phases, in the order a full run takes them.
+void convergence(const Sizes& sizes, std::vector<Row>& rows);
+void reaction(const Sizes& sizes, std::vector<Row>& rows);
+void apiserverBench(const Sizes& sizes, std::vector<Row>& rows);
+void memory(const Sizes& sizes, std::vector<Row>& rows);
+void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows);
+void reactionLatency(const Sizes& sizes, std::vector<Row>& rows);
+
+// The reaction trials of phase 2, which reactionLatency runs again at member latency, and the
+// wait that comes before them.
+struct Trials {
+  std::vector<double> latencies, writeRtts;  // ms; latencies from just before the status write
+  std::vector<double> sinceStored;           // ms from the status write's response (the member had stored it)
+};
+
+// `count` trials on the federated HPA `name`: the member holding the least max (round robin
+// among equals) has its local HPA's status written saturated; timed until the mirror sees its
+// max raised, then the status goes back to idle and the members settle.
+Trials reactionTrials(MemberMirror& mirror, const std::vector<clusters::RestConfig>& configs, const std::string& name, int count,
+                      std::chrono::milliseconds timeout);
+
+// Until every member holds the federated HPA `name` (created with min 3, max 9) at its initial
+// spread {1,3} x 3, and then until no member HPA changed for `quiet` (within `quietWithin`).
+void waitInitialSpread(MemberMirror& mirror, const std::string& name, std::chrono::milliseconds quiet,
+                       std::chrono::seconds quietWithin);
+
+}  // namespace fedhpa::bench
