@@ -8,11 +8,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <deque>
 #include <mutex>
 
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/status.h"
+#include "federation/apiserver/http/outbox.h"
 #include "federation/apiserver/http/request_parsing.h"
 #include "federation/common/logging.h"
 
@@ -63,10 +63,6 @@ bool wellFormedVersion(const std::string& requestLine) {
   };
   return dot != std::string::npos && digits(std::string_view(version).substr(5, dot - 5)) &&
          digits(std::string_view(version).substr(dot + 1));
-}
-
-std::int64_t steadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string chunk(const std::string& data) {
@@ -127,8 +123,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   bool writeChunk(std::string data) {
     if (closed_) return false;
     const auto now = steadyNanos();
-    const std::size_t backlog = queuedBytes_.load();
-    const auto stalledFor = std::chrono::nanoseconds(now - lastProgress_.load());
+    const std::size_t backlog = outbox_.queuedBytes();
+    const auto stalledFor = outbox_.stalledFor(now);
     if (backlog > 0 && (backlog > context_.options.maxStreamBacklogBytes || stalledFor > context_.options.streamStallTimeout)) {
       // kube-apiserver closes a watcher whose buffer stays full; queueing more would hold memory
       // for a client that may never read again.
@@ -136,8 +132,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       abortStream();
       return false;
     }
-    const bool waitStarts = queuedBytes_.fetch_add(data.size()) == 0;
-    if (waitStarts) lastProgress_ = now;
+    const bool waitStarts = outbox_.countQueued(data.size(), now);
     auto self = this->shared_from_this();
     net::post(stream_.get_executor(), [self, data = chunk(data), waitStarts]() mutable {
       self->send(std::move(data), {});
@@ -231,18 +226,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
  private:
-  struct Outgoing {
-    std::string bytes;
-    std::vector<SharedBytes> pieces;  // sent after bytes, gathered a chunk at a time
-    std::function<void()> after;
-    std::size_t nextPiece = 0;  // the first piece not yet gathered
-    std::size_t size() const {
-      std::size_t size = bytes.size();
-      for (const auto& piece : pieces) size += piece.bytes.size();
-      return size;
-    }
-  };
-
   // On the strand: true for the first answer to the request in flight.
   bool answer(std::uint64_t requestNumber) {
     if (requestNumber != requestNumber_ || answered_) return false;
@@ -411,11 +394,11 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     auto self = this->shared_from_this();
     stallTimer_.expires_after(wait);
     stallTimer_.async_wait([self](beast::error_code ec) {
-      if (ec || self->closed_ || self->queuedBytes_.load() == 0) return;
-      const auto stalledFor = std::chrono::nanoseconds(steadyNanos() - self->lastProgress_.load());
+      if (ec || self->closed_ || self->outbox_.queuedBytes() == 0) return;
+      const auto stalledFor = self->outbox_.stalledFor(steadyNanos());
       const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(self->context_.options.streamStallTimeout);
       if (stalledFor < timeout) return self->watchForStall(timeout - stalledFor);
-      FEDHPA_LOG(warning) << "cutting off a stream client that stopped reading (" << self->queuedBytes_.load()
+      FEDHPA_LOG(warning) << "cutting off a stream client that stopped reading (" << self->outbox_.queuedBytes()
                           << " bytes waiting)";
       self->abortStream();
     });
@@ -435,73 +418,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   void send(std::string bytes, std::function<void()> after) { send(std::move(bytes), {}, std::move(after)); }
 
   void send(std::string bytes, std::vector<SharedBytes> pieces, std::function<void()> after) {
-    outbox_.push_back({std::move(bytes), std::move(pieces), std::move(after)});
-    if (!writing_) writeNext();
-  }
-
-  void writeNext() {
-    if (outbox_.empty()) {
-      writing_ = false;
-      return;
-    }
-    writing_ = true;
-    auto self = this->shared_from_this();
-    Outgoing& next = outbox_.front();
-    net::const_buffer buffer = net::buffer(next.bytes);
-    if (!next.pieces.empty()) {
-      // Pieces go out gathered into chunks: a gather write sends 64 buffers per sendmsg (asio's
-      // iovec bound), and on loopback each sendmsg costs far more than copying a few KiB. The
-      // chunk is sized first, so that it is allocated once.
-      std::size_t end = next.nextPiece;
-      std::size_t size = next.nextPiece == 0 ? next.bytes.size() : 0;
-      while (end < next.pieces.size() && size < kGatherChunkBytes) size += next.pieces[end++].bytes.size();
-      gathered_.clear();
-      gathered_.reserve(size);
-      if (next.nextPiece == 0) gathered_ += next.bytes;
-      for (; next.nextPiece < end; ++next.nextPiece) gathered_ += next.pieces[next.nextPiece].bytes;
-      buffer = net::buffer(gathered_);
-    }
-    buffer += writeWhatTheSocketTakesNow(buffer);
-    // The buffer is outbox_.front()'s or gathered_, which stay until this write completes.
-    net::async_write(stream_, buffer, [self](beast::error_code ec, std::size_t) {
-      if (ec) {
-        self->outbox_.clear();
-        self->queuedBytes_ = 0;
-        self->writing_ = false;
-        self->markClosed();
-        return self->shutdown();
-      }
-      self->lastProgress_ = steadyNanos();
-      Outgoing& sent = self->outbox_.front();
-      if (sent.nextPiece < sent.pieces.size()) return self->writeNext();  // more of the same answer
-      Outgoing done = std::move(sent);
-      self->outbox_.pop_front();
-      if (!done.pieces.empty()) std::string().swap(self->gathered_);  // an idle connection holds no chunk
-      const std::size_t payload = done.size();
-      std::size_t queued = self->queuedBytes_.load();
-      while (!self->queuedBytes_.compare_exchange_weak(queued, queued - std::min(queued, payload))) {
-      }
-      if (done.after) done.after();
-      self->writeNext();
-    });
-  }
-
-  // Beast's tcp_stream writes at most 64 KiB per operation, each completing through the
-  // io_context (for a LIST of 765 KB: 12 completions, each free to land on another of the HTTP
-  // threads). The socket itself takes what its send buffer holds in one non-blocking sendmsg;
-  // the async write then carries only the rest, with the stream's timeout. Over TLS, nothing.
-  std::size_t writeWhatTheSocketTakesNow(net::const_buffer buffer) {
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      auto& socket = stream_.socket();
-      beast::error_code ec;
-      if (!socket.non_blocking()) socket.non_blocking(true, ec);
-      if (ec) return 0;
-      const std::size_t written = socket.write_some(buffer, ec);
-      return ec ? 0 : written;  // would_block: nothing now; another error: the async write meets it
-    } else {
-      (void)buffer;
-      return 0;
-    }
+    outbox_.send(this->shared_from_this(), std::move(bytes), std::move(pieces), std::move(after));
   }
 
   void markClosed() {
@@ -569,16 +486,13 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   net::steady_timer stallTimer_;  // watches a stream whose queued bytes stopped going out
   beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
-  std::deque<Outgoing> outbox_;
-  bool writing_ = false;
-  static constexpr std::size_t kGatherChunkBytes = 1024 * 1024;
-  std::string gathered_;  // the chunk of an answer's pieces being written
+  // A failed write drops the connection (shutdown, on the strand, from the write's completion,
+  // which holds the session).
+  Outbox<Stream> outbox_{stream_, [this] { shutdown(); }};
   bool streamEnded_ = false;
   // The request being read or served, and whether it was answered (both on the strand).
   std::uint64_t requestNumber_ = 0;
   bool answered_ = false;
-  std::atomic<std::size_t> queuedBytes_{0};
-  std::atomic<std::int64_t> lastProgress_{0};  // steady-clock nanoseconds of the last write that went out
   std::atomic<bool> closed_{false};
   std::mutex callbacksMutex_;
   std::vector<std::function<void()>> callbacks_;
