@@ -1,6 +1,9 @@
 #include "clusters/client/informer.h"
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "federation/common/logging.h"
 
@@ -12,6 +15,13 @@ std::string metaField(const json& object, const char* field) {
   const auto meta = object.find("metadata");
   if (meta == object.end() || !meta->is_object()) return "";
   return meta->value(field, "");
+}
+
+// What an informer caches is an object with a name; anything else is an answer no Kubernetes API
+// sends, and the list or watch that carried it is not trusted (run() lists again).
+json& namedObject(json& object) {
+  if (!object.is_object() || metaField(object, "name").empty()) throw std::runtime_error("an object without metadata.name: " + object.dump().substr(0, 200));
+  return object;
 }
 
 }  // namespace
@@ -76,23 +86,32 @@ void Informer::run() {
   auto backoff = options_.initialBackoff;
   std::string resourceVersion;
   while (!stopping_) {
+    std::optional<std::string> failure;
     try {
       if (resourceVersion.empty()) resourceVersion = relist();
       watchFrom(resourceVersion);
       // watchFrom returns with the last version it saw when the server ended the stream.
       backoff = options_.initialBackoff;
     } catch (const ClientError& error) {
-      if (stopping_) break;
-      if (error.kind() == ClientError::Kind::Expired) {
+      if (!stopping_ && error.kind() == ClientError::Kind::Expired) {
         FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << error.what() << "; listing again";
         resourceVersion.clear();
         continue;
       }
-      FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << error.what() << "; retrying in " << backoff.count() << "ms";
-      if (!sleepUnlessStopped(backoff)) break;
-      backoff = std::min(backoff * 2, options_.maxBackoff);
+      failure = error.what();
       // After a failed watch the version we hold may be gone from the server's history (a
       // restarted server, say); a 410 on the next watch sends us to list again.
+    } catch (const std::exception& error) {
+      // An answer no Kubernetes API sends (a list that is no object, an item without metadata):
+      // nothing read from it is trusted, so the informer lists again after the backoff.
+      failure = std::string("unreadable answer: ") + error.what();
+      resourceVersion.clear();
+    }
+    if (failure) {
+      if (stopping_) break;
+      FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << *failure << "; retrying in " << backoff.count() << "ms";
+      if (!sleepUnlessStopped(backoff)) break;
+      backoff = std::min(backoff * 2, options_.maxBackoff);
     }
     if (!resourceVersion.empty()) resourceVersion = lastSeenVersion_;
   }
@@ -102,8 +121,13 @@ void Informer::run() {
 // objects that vanished while we were not watching.
 std::string Informer::relist() {
   const json page = client_.list(resource_, options_.namespaceName, options_.selectors);
+  const std::string listedVersion = page.value("metadata", json::object()).value("resourceVersion", "");
   std::map<std::string, json> fresh;
-  for (const auto& item : page.value("items", json::array())) fresh[objectKey(item)] = item;
+  json items = page.value("items", json::array());
+  for (auto& item : items) {
+    const std::string key = objectKey(namedObject(item));
+    fresh[key] = std::move(item);
+  }
   std::map<std::string, std::shared_ptr<const json>> before;
   {
     std::lock_guard lock(mutex_);
@@ -114,7 +138,7 @@ std::string Informer::relist() {
   for (auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", std::move(object));
   synced_ = true;
   changed_.notify_all();
-  lastSeenVersion_ = page.value("metadata", json::object()).value("resourceVersion", "");
+  lastSeenVersion_ = listedVersion;
   return lastSeenVersion_;
 }
 
@@ -132,7 +156,7 @@ void Informer::watchFrom(std::string resourceVersion) {
     if (type == "ERROR") throw errorFromStatus(object.value("code", 500), object.dump());
     const std::string version = metaField(object, "resourceVersion");
     if (!version.empty()) lastSeenVersion_ = version;
-    if (type != "BOOKMARK") apply(type, std::move(object));
+    if (type != "BOOKMARK") apply(type, std::move(namedObject(object)));
   }
   std::lock_guard lock(mutex_);
   current_.reset();

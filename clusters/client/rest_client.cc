@@ -185,7 +185,7 @@ class RestClient::Impl {
         http::http_response response = client_.request(request(method, pathAndQuery, body, contentType)).get();
         const std::string text = bodyOf(response);
         const int code = response.status_code();
-        if (code < 300) return text.empty() ? json::object() : parseJson(text.data(), text.data() + text.size(), options_.dropManagedFields);
+        if (code < 300) return answerOf(text, code);
         ClientError error = errorFromStatus(code, text);
         if (!idempotent || !retryable(code) || attempt >= options_.retry.attempts) throw error;
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << " after HTTP " << code;
@@ -213,7 +213,15 @@ class RestClient::Impl {
     } catch (const std::exception& error) {
       throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
     }
-    if (response.status_code() >= 300) throw errorFromStatus(response.status_code(), bodyOf(response));
+    if (response.status_code() >= 300) {
+      std::string text;
+      try {
+        text = bodyOf(response);
+      } catch (const std::exception&) {
+        // The status code alone says the watch was refused.
+      }
+      throw errorFromStatus(response.status_code(), text);
+    }
     return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel), options_.dropManagedFields);
   }
 
@@ -226,6 +234,17 @@ class RestClient::Impl {
   }
 
  private:
+  // A successful answer's object. One that is not JSON (a proxy's or an ingress's HTML page at a
+  // wrong URL, say) is an error of this call, as client-go's decoding error is, not a crash.
+  json answerOf(const std::string& text, int code) const {
+    if (text.empty()) return json::object();
+    try {
+      return parseJson(text.data(), text.data() + text.size(), options_.dropManagedFields);
+    } catch (const json::exception& error) {
+      throw ClientError(ClientError::Kind::Other, code, "", config_.server + ": the answer is not JSON: " + error.what());
+    }
+  }
+
   http_client_config configFor(std::chrono::seconds timeout) const {
     http_client_config config;
     config.set_timeout(timeout);

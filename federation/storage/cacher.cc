@@ -308,6 +308,11 @@ std::unique_ptr<Watch> Cacher::watch(const std::string& prefix, Revision afterRe
                                                         " is newer than the storage's " + std::to_string(current));
   restartIfEnded(*resource);
   std::lock_guard lock(resource->mutex);
+  // The storage watch may have ended since restartIfEnded looked, and another caller be listing
+  // again now (or have failed to): a watch made now would follow no storage watch. The client
+  // watches again, as after any watch that ends.
+  if (!resource->backendWatch)
+    throw StorageError(StorageError::Code::Unavailable, "the watch cache of " + resource->prefix + " is being rebuilt");
   auto backlog = resource->cache->eventsAfter(afterRevision, prefix);
   if (!backlog)
     throw StorageError(StorageError::Code::Expired,

@@ -48,9 +48,10 @@ class Outbox {
   // Any thread, before queueing a chunk of `size` bytes: true when nothing was waiting, so that
   // the wait for this chunk starts `now`.
   bool countQueued(std::size_t size, std::int64_t now) {
-    const bool waitStarts = queuedBytes_.fetch_add(size) == 0;
-    if (waitStarts) lastProgress_ = now;
-    return waitStarts;
+    // The wait's clock is set before its bytes are counted: another thread that sees them waiting
+    // must not see them waiting since the last write of an idle stream, long ago, and cut it off.
+    if (queuedBytes_.load() == 0) lastProgress_ = now;
+    return queuedBytes_.fetch_add(size) == 0;
   }
 
  private:

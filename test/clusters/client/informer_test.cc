@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "clusters/client/rest_client.h"
+#include "test/clusters/client/mock_kube_client.h"
 #include "federation/apiserver/api_server.h"
 #include "federation/storage/sqlite_storage.h"
 
@@ -190,6 +191,32 @@ TEST_F(InformerTest, StopReturnsPromptlyWhileWatching) {
   const auto started = std::chrono::steady_clock::now();
   informer.stop();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+}
+
+// A member that answers what no Kubernetes API sends (a list that is no object, an item without
+// metadata) costs the informer a retry, not the process: it lists again until the answer is sane.
+TEST(InformerRobustnessTest, AnUnreadableListIsListedAgainNotACrash) {
+  testing::MockKubeClient client;
+  const json good = {{"metadata", {{"resourceVersion", "7"}}}, {"items", json::array({hpa("web", 3)})}};
+  ::testing::Sequence answers;
+  EXPECT_CALL(client, list).InSequence(answers).WillOnce(::testing::Return(json::array({"<html>"})));
+  EXPECT_CALL(client, list).InSequence(answers).WillOnce(::testing::Return(json{{"items", json::array({"not an object"})}}));
+  EXPECT_CALL(client, list).InSequence(answers).WillOnce(::testing::Return(json{{"items", json::array()}, {"metadata", "no object"}}));
+  EXPECT_CALL(client, list).InSequence(answers).WillRepeatedly(::testing::Return(good));
+  EXPECT_CALL(client, watch).WillRepeatedly([](auto&&...) -> std::unique_ptr<WatchStream> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "no watch here");
+  });
+  InformerOptions options = inDefault();
+  options.initialBackoff = std::chrono::milliseconds(1);
+  options.maxBackoff = std::chrono::milliseconds(5);
+  Informer informer(client, kHpas, {}, options);
+  informer.start();
+  ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
+  for (int i = 0; i < 100 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(informer.list().size(), 1u);
+  EXPECT_EQ(informer.list()[0]["metadata"]["name"], "web");
+  informer.stop();
 }
 
 }  // namespace

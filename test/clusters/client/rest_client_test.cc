@@ -48,6 +48,10 @@ class ScriptedHandler : public Handler {
       responder->respond({200, {{"Content-Type", "application/json"}}, nlohmann::json{{"user", request.user ? request.user->name : ""}}.dump()});
       return;
     }
+    if (const auto page = pages.find(request.path); page != pages.end()) {
+      responder->respond({200, {{"Content-Type", "text/html"}}, page->second});
+      return;
+    }
     const auto it = answers.find(request.path);
     if (it == answers.end()) {
       responder->respond({404, {{"Content-Type", "application/json"}}, api::ApiError::notFound({"autoscaling", "horizontalpodautoscalers"}, "x").toStatus().dump()});
@@ -56,6 +60,7 @@ class ScriptedHandler : public Handler {
     responder->respond({it->second.first, {{"Content-Type", "application/json"}}, it->second.second.dump()});
   }
   std::map<std::string, std::pair<int, nlohmann::json>> answers;
+  std::map<std::string, std::string> pages;  // answered 200 with this text as HTML
   std::vector<std::string> watchChunks;  // a watch's body, chunk by chunk, then its end
   std::atomic<int> failures{0};
   std::atomic<int> requests{0};
@@ -173,6 +178,23 @@ TEST_F(RestClientTest, AnUnreadableWatchEventIsAClientError) {
       EXPECT_THAT(error.what(), HasSubstr("unreadable event")) << line;
     }
   }
+}
+
+// A cluster URL that lands on a proxy's or an ingress's page answers 200 with HTML: the call fails
+// with a ClientError the caller handles, as client-go's decoding error, instead of a parse
+// exception nobody catches.
+TEST_F(RestClientTest, AnAnswerThatIsNotJsonIsAClientError) {
+  handler_->pages["/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"] = "<html><body>Welcome to nginx!</body></html>";
+  handler_->pages["/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web"] = "{\"metadata\":";
+  startServer();
+  RestClient client(config());
+  ClientError error = errorOf([&] { client.list(kHpas, "default", {}); });
+  EXPECT_EQ(error.kind(), ClientError::Kind::Other);
+  EXPECT_EQ(error.code(), 200);
+  EXPECT_THAT(error.what(), HasSubstr("not JSON"));
+  error = errorOf([&] { client.get(kHpas, "default", "web"); });
+  EXPECT_EQ(error.kind(), ClientError::Kind::Other);
+  EXPECT_THAT(error.what(), HasSubstr("not JSON"));
 }
 
 TEST_F(RestClientTest, SafeRequestsAreRetriedThroughServerErrors) {
