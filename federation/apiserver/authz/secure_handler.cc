@@ -1,8 +1,10 @@
 #include "federation/apiserver/authz/secure_handler.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "federation/apiserver/authz/audit.h"
 #include "federation/apiserver/authz/escalation.h"
@@ -41,40 +43,73 @@ std::string auditIdOf(const http::Request& request, AuditIdGenerator& ids) {
 
 http::UserInfo asUserInfo(const UserIdentity& user) { return {user.name, user.uid, user.groups}; }
 
-// Adds the Audit-Id header to whatever is answered and remembers the status (and, for a create,
-// the created object's name: the audit objectRef names it, as kube's does).
+// What the answer to a request says, for its audit record.
+struct Answered {
+  int code = 0;
+  bool streamed = false;
+  std::string createdName;  // of a create: the audit objectRef names it, as kube's does
+};
+
+// Completes an audit record with its answer and writes it.
+void writeAudit(AuditLog& audit, AuditRecord record, const Answered& answered) {
+  record.code = answered.code;
+  if (answered.streamed) record.stage = "ResponseStarted";
+  if (record.object && record.object->name.empty() && !answered.createdName.empty()) record.object->name = answered.createdName;
+  record.completed = std::chrono::system_clock::now();
+  try {
+    audit.write(record);
+  } catch (const std::exception& error) {
+    FEDHPA_LOG(error) << "audit log: " << error.what();
+  }
+}
+
+// Adds the Audit-Id header to whatever is answered, and runs what waits for the answer just
+// before the answer goes out. The API may answer after handle() has returned, from another thread
+// (LIST and deletecollection run on the heavy-request pool), so what depends on the answer waits
+// for it here: the audit record's status, and the policy cache's reload after a policy change (a
+// policy read between handle()'s return and a deletecollection of RoleBindings would keep
+// granting what they granted, until the next change).
 class AuditingResponder : public http::Responder {
  public:
+  using WhenAnswered = std::function<void(const Answered&)>;
   AuditingResponder(std::shared_ptr<http::Responder> inner, std::string auditId, bool wantName)
       : inner_(std::move(inner)), auditId_(std::move(auditId)), wantName_(wantName) {}
+  // Set before the request is passed on; runs once, on the thread that answers.
+  void whenAnswered(WhenAnswered action) { whenAnswered_ = std::move(action); }
   void respond(http::Response response) override {
-    code_ = response.status;
-    if (wantName_ && code_ >= 200 && code_ < 300) {
+    answered_.code = response.status;
+    if (wantName_ && answered_.code >= 200 && answered_.code < 300) {
       const json body = json::parse(response.body, nullptr, false);
       if (body.is_object() && body.contains("metadata") && body["metadata"].is_object() &&
           body["metadata"].contains("name") && body["metadata"]["name"].is_string())
-        createdName_ = body["metadata"]["name"].get<std::string>();
+        answered_.createdName = body["metadata"]["name"].get<std::string>();
     }
     response.headers.emplace("Audit-Id", auditId_);
+    runWhenAnswered();
     inner_->respond(std::move(response));
   }
   std::shared_ptr<http::ResponseStream> stream(int status, http::Headers headers) override {
-    code_ = status;
-    streamed_ = true;
+    answered_.code = status;
+    answered_.streamed = true;
     headers.emplace("Audit-Id", auditId_);
+    runWhenAnswered();
     return inner_->stream(status, std::move(headers));
   }
-  int code() const { return code_; }
-  bool streamed() const { return streamed_; }
-  const std::string& createdName() const { return createdName_; }
+  // Only for answers given before handle() returns (no whenAnswered set).
+  const Answered& answered() const { return answered_; }
 
  private:
+  void runWhenAnswered() {
+    if (!whenAnswered_) return;
+    const WhenAnswered action = std::exchange(whenAnswered_, nullptr);
+    action(answered_);
+  }
+
   std::shared_ptr<http::Responder> inner_;
   std::string auditId_;
   bool wantName_;
-  int code_ = 0;
-  bool streamed_ = false;
-  std::string createdName_;
+  Answered answered_;
+  WhenAnswered whenAnswered_;
 };
 
 class SecureHandler : public http::Handler {
@@ -84,13 +119,13 @@ class SecureHandler : public http::Handler {
     if (options.mode == AuthorizationMode::Rbac) {
       if (!stores.clusterRoles || !stores.clusterRoleBindings || !stores.roles || !stores.roleBindings)
         throw std::runtime_error("--authorization-mode=RBAC: this server does not serve the RBAC resources");
-      policy_ = std::make_unique<PolicyCache>(*stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles,
+      policy_ = std::make_shared<PolicyCache>(*stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles,
                                               *stores.roleBindings);
       authorizer_ = std::make_unique<RbacAuthorizer>(*policy_);
     } else {
       authorizer_ = std::make_unique<AlwaysAllowAuthorizer>();
     }
-    if (!options.auditLogPath.empty()) audit_ = std::make_unique<AuditLog>(options.auditLogPath, options.auditLogMaxBytes);
+    if (!options.auditLogPath.empty()) audit_ = std::make_shared<AuditLog>(options.auditLogPath, options.auditLogMaxBytes);
   }
 
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
@@ -135,21 +170,18 @@ class SecureHandler : public http::Handler {
       const auto internal = api::ApiError::internal("the request could not be authorized");
       recording->respond(jsonResponse(internal.code(), internal.toStatus()));
     }
-    if (passOn) {
-      api_->handle(std::move(request), recording);
-      if (policy_ && changesPolicy(*attributes)) policy_->invalidate();
+    if (!passOn) {
+      if (audit_) writeAudit(*audit_, std::move(record), recording->answered());
+      return;
     }
-    if (!audit_) return;
-    record.code = recording->code();
-    if (recording->streamed()) record.stage = "ResponseStarted";
-    if (record.object && record.object->name.empty() && !recording->createdName().empty())
-      record.object->name = recording->createdName();
-    record.completed = std::chrono::system_clock::now();
-    try {
-      audit_->write(record);
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(error) << "audit log: " << error.what();
-    }
+    // Shared, not this handler's: a heavy request may answer while the server is being torn down.
+    std::shared_ptr<PolicyCache> changedPolicy = policy_ && changesPolicy(*attributes) ? policy_ : nullptr;
+    if (changedPolicy || audit_)
+      recording->whenAnswered([record = std::move(record), audit = audit_, changedPolicy](const Answered& answered) {
+        if (changedPolicy) changedPolicy->invalidate();
+        if (audit) writeAudit(*audit, record, answered);
+      });
+    api_->handle(std::move(request), recording);
   }
 
  private:
@@ -188,9 +220,9 @@ class SecureHandler : public http::Handler {
 
   std::shared_ptr<http::Handler> api_;
   bool servesReviews_;
-  std::unique_ptr<PolicyCache> policy_;
+  std::shared_ptr<PolicyCache> policy_;
   std::unique_ptr<Authorizer> authorizer_;
-  std::unique_ptr<AuditLog> audit_;
+  std::shared_ptr<AuditLog> audit_;
   AuditIdGenerator auditIds_;
 };
 

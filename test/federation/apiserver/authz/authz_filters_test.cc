@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,23 +30,34 @@ class CapturingResponder : public http::Responder {
 };
 
 // The API behind the filters: writes RBAC bindings to the real store, answers 201 with the body,
-// and remembers who it served.
+// and remembers who it served. A DELETE of the RoleBindings collection is answered later, by
+// answerCollectionDelete(), as the API server's heavy-request pool answers after handle() returned.
 class FakeApi : public http::Handler {
  public:
   explicit FakeApi(ResourceStore& roleBindings) : roleBindings_(roleBindings) {}
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     servedAs = request.user ? request.user->name : "";
     ++calls;
+    if (request.method == "DELETE" && request.path.ends_with("/rolebindings")) {
+      pendingCollectionDelete_ = std::move(responder);
+      return;
+    }
     json body = request.body.empty() ? json::object() : json::parse(request.body);
     if (request.method == "POST" && request.path.find("/rolebindings") != std::string::npos)
       roleBindings_.create(body["metadata"]["namespace"], body, false);
     responder->respond({201, {{"Content-Type", "application/json"}}, body.dump()});
+  }
+  void answerCollectionDelete(const std::string& namespaceName) {
+    for (const auto& binding : roleBindings_.list({namespaceName, {}, std::nullopt, ""}).items)
+      roleBindings_.remove(namespaceName, binding["metadata"]["name"], {});
+    std::exchange(pendingCollectionDelete_, nullptr)->respond({200, {{"Content-Type", "application/json"}}, "{}"});
   }
   std::string servedAs;
   int calls = 0;
 
  private:
   ResourceStore& roleBindings_;
+  std::shared_ptr<http::Responder> pendingCollectionDelete_;
 };
 
 class AuthzFilters : public testing::Test {
@@ -108,6 +120,24 @@ TEST_F(AuthzFilters, ABindingWrittenThroughTheApiAppliesToTheNextRequest) {
   EXPECT_EQ(send("POST", kRoleBindings, "root", {"system:masters"}, bindingTo("view", "alice", "team")).response.status, 201);
   EXPECT_EQ(send("GET", kHpas, "alice").response.status, 201) << "served by the fake API";
   EXPECT_EQ(api->servedAs, "alice");
+}
+
+// A collection delete of RoleBindings is answered from another thread after the filters passed it
+// on; a request authorized meanwhile reads the policy before the delete. The policy is read again
+// once the delete is answered, not only when it was passed on: otherwise the deleted binding
+// would keep granting until the next policy change. Its audit record has the answer's status.
+TEST_F(AuthzFilters, ABindingDeletedByALaterAnsweredCollectionDeleteStopsGrantingWhenAnswered) {
+  EXPECT_EQ(send("POST", kRoleBindings, "root", {"system:masters"}, bindingTo("view", "alice", "team")).response.status, 201);
+  send("DELETE", kRoleBindings, "root", {"system:masters"});  // answered below
+  EXPECT_EQ(send("GET", kHpas, "alice").response.status, 201) << "the binding is still there";
+  api->answerCollectionDelete("team");
+  EXPECT_EQ(send("GET", kHpas, "alice").response.status, 403) << "the deleted binding grants nothing";
+  std::ifstream file(auditPath);
+  std::vector<json> records;
+  for (std::string line; std::getline(file, line);) records.push_back(json::parse(line));
+  const auto collectionDelete = std::find_if(records.begin(), records.end(), [](const json& r) { return r["verb"] == "deletecollection"; });
+  ASSERT_NE(collectionDelete, records.end());
+  EXPECT_EQ((*collectionDelete)["responseStatus"]["code"], 200);
 }
 
 TEST_F(AuthzFilters, ImpersonationNeedsTheImpersonateVerb) {
