@@ -36,8 +36,10 @@ class Outbox {
   Outbox(Stream& stream, std::function<void()> failed) : stream_(stream), failed_(std::move(failed)) {}
 
   // On the strand. `owner` keeps the stream, and this outbox, alive until the writes complete.
-  void send(std::shared_ptr<void> owner, std::string bytes, std::vector<SharedBytes> pieces, std::function<void()> after) {
-    queue_.push_back({std::move(bytes), std::move(pieces), std::move(after)});
+  // `counted`: the bytes were counted by countQueued, and leave the backlog when written.
+  void send(std::shared_ptr<void> owner, std::string bytes, std::vector<SharedBytes> pieces, std::function<void()> after,
+            bool counted = false) {
+    queue_.push_back({std::move(bytes), std::move(pieces), std::move(after), counted});
     if (!writing_) writeNext(std::move(owner));
   }
 
@@ -59,6 +61,7 @@ class Outbox {
     std::string bytes;
     std::vector<SharedBytes> pieces;  // sent after bytes, gathered a chunk at a time
     std::function<void()> after;
+    bool counted = false;  // in queuedBytes_
     std::size_t nextPiece = 0;  // the first piece not yet gathered
     std::size_t size() const {
       std::size_t size = bytes.size();
@@ -103,10 +106,7 @@ class Outbox {
       Outgoing done = std::move(sent);
       queue_.pop_front();
       if (!done.pieces.empty()) std::string().swap(gathered_);  // an idle connection holds no chunk
-      const std::size_t payload = done.size();
-      std::size_t queued = queuedBytes_.load();
-      while (!queuedBytes_.compare_exchange_weak(queued, queued - std::min(queued, payload))) {
-      }
+      if (done.counted) queuedBytes_ -= done.size();
       if (done.after) done.after();
       writeNext(owner);
     });

@@ -132,10 +132,11 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       abortStream();
       return false;
     }
-    const bool waitStarts = outbox_.countQueued(data.size(), now);
+    std::string framed = chunk(data);
+    const bool waitStarts = outbox_.countQueued(framed.size(), now);
     auto self = this->shared_from_this();
-    net::post(stream_.get_executor(), [self, data = chunk(data), waitStarts]() mutable {
-      self->send(std::move(data), {});
+    net::post(stream_.get_executor(), [self, framed = std::move(framed), waitStarts]() mutable {
+      self->outbox_.send(self, std::move(framed), {}, {}, true);
       // A client that stops reading after the last chunk it was sent would otherwise never be
       // checked again: the stall is also watched by a timer, not only when the next chunk comes.
       if (waitStarts) self->watchForStall(self->context_.options.streamStallTimeout);
