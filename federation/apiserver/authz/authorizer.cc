@@ -1,6 +1,9 @@
 #include "federation/apiserver/authz/authorizer.h"
 
+#include <algorithm>
+
 #include "federation/apiserver/resource_store.h"
+#include "federation/common/logging.h"
 
 namespace fedhpa::apiserver::authz {
 
@@ -10,19 +13,32 @@ PolicyCache::PolicyCache(ResourceStore& clusterRoles, ResourceStore& clusterRole
                          ResourceStore& roleBindings)
     : clusterRoles_(clusterRoles), clusterRoleBindings_(clusterRoleBindings), roles_(roles), roleBindings_(roleBindings) {}
 
-void PolicyCache::invalidate() {
-  std::lock_guard lock(mutex_);
-  stale_ = true;
-}
+PolicyCache::~PolicyCache() = default;
+
+void PolicyCache::invalidate() { stale_->store(true); }
 
 std::shared_ptr<const Policy> PolicyCache::current() {
   std::lock_guard lock(mutex_);
-  if (!stale_ && policy_) return policy_;
-  const auto everything = [](ResourceStore& store) { return store.list({"", {}, std::nullopt, ""}).items; };
-  auto policy = std::make_shared<Policy>(Policy::fromObjects(everything(clusterRoles_), everything(roles_),
-                                                             everything(clusterRoleBindings_), everything(roleBindings_)));
-  policy_ = std::move(policy);
-  stale_ = false;
+  const bool watching =
+      !watches_.empty() && std::none_of(watches_.begin(), watches_.end(), [](const auto& watch) { return watch->ended(); });
+  if (policy_ && watching && !stale_->load()) return policy_;
+  // Fresh from here: a change while the stores are read marks it stale again.
+  stale_->store(false);
+  watches_.clear();
+  ResourceStore* const stores[] = {&clusterRoles_, &roles_, &clusterRoleBindings_, &roleBindings_};
+  std::vector<ListPage> pages;
+  for (ResourceStore* store : stores) pages.push_back(store->list({"", {}, std::nullopt, ""}));
+  try {
+    for (std::size_t i = 0; i < pages.size(); ++i)
+      watches_.push_back(stores[i]->watch("", std::stoll(pages[i].resourceVersion),
+                                          [stale = stale_](const StoreWatchEvent&) { stale->store(true); }));
+  } catch (const std::exception& error) {
+    // No watch now (the watch cache being rebuilt, say): this snapshot serves this request, and
+    // the next one reads the stores again.
+    FEDHPA_LOG(debug) << "RBAC policy: cannot watch its stores (" << error.what() << "); reading them again next time";
+    watches_.clear();
+  }
+  policy_ = std::make_shared<Policy>(Policy::fromObjects(pages[0].items, pages[1].items, pages[2].items, pages[3].items));
   return policy_;
 }
 

@@ -2,6 +2,7 @@
 // (the privileged group, never denied) then RBAC over a cached snapshot of the RBAC objects.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -9,6 +10,9 @@
 
 #include "federation/apiserver/authz/rbac.h"
 
+namespace fedhpa::storage {
+class Watch;
+}
 namespace fedhpa::apiserver {
 class ResourceStore;
 }
@@ -29,13 +33,17 @@ class Authorizer {
                                               const std::string& name) = 0;
 };
 
-// The RBAC objects as one snapshot, rebuilt on first use after invalidate(). The authorization
-// layer invalidates it after every write to an RBAC object or a namespace delete, which are the
-// only ways they change, so a request after a successful write sees it.
+// The RBAC objects as one snapshot, rebuilt on first use after it went stale. It goes stale when
+// one of the four stores' watches sees a change, which is how a change through another API server
+// on the same etcd arrives (as kube-apiserver's RBAC informers see it), and when the
+// authorization layer invalidates it after a write to an RBAC object or a namespace delete through
+// this server is answered, so that the next request here sees that write without waiting for
+// its watch event.
 class PolicyCache {
  public:
   PolicyCache(ResourceStore& clusterRoles, ResourceStore& clusterRoleBindings, ResourceStore& roles,
               ResourceStore& roleBindings);
+  ~PolicyCache();
   std::shared_ptr<const Policy> current();
   void invalidate();
 
@@ -46,7 +54,10 @@ class PolicyCache {
   ResourceStore& roleBindings_;
   std::mutex mutex_;
   std::shared_ptr<const Policy> policy_;
-  bool stale_ = true;
+  // Shared with the watches' callbacks, which a delivery thread may still be running while a
+  // watch is destroyed.
+  std::shared_ptr<std::atomic<bool>> stale_ = std::make_shared<std::atomic<bool>>(true);
+  std::vector<std::unique_ptr<storage::Watch>> watches_;  // one per store, from the revision it was read at
 };
 
 class AlwaysAllowAuthorizer final : public Authorizer {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "federation/api/served_types.h"
 #include "federation/apiserver/authz/audit.h"
@@ -138,6 +139,19 @@ TEST_F(AuthzFilters, ABindingDeletedByALaterAnsweredCollectionDeleteStopsGrantin
   const auto collectionDelete = std::find_if(records.begin(), records.end(), [](const json& r) { return r["verb"] == "deletecollection"; });
   ASSERT_NE(collectionDelete, records.end());
   EXPECT_EQ((*collectionDelete)["responseStatus"]["code"], 200);
+}
+
+// Another API server on the same storage writes a binding: this one learns of it from its watch
+// on the RBAC stores, as kube-apiserver's RBAC informers do, not only from writes through itself.
+TEST_F(AuthzFilters, ABindingWrittenThroughAnotherApiServerSoonApplies) {
+  EXPECT_EQ(send("GET", kHpas, "alice").response.status, 403) << "the policy is read, and cached";
+  roleBindings.create("team", bindingTo("view", "alice", "team"), false);  // not through this server
+  int status = 0;
+  for (int i = 0; i < 500 && status != 201; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    status = send("GET", kHpas, "alice").response.status;
+  }
+  EXPECT_EQ(status, 201) << "still denied 5 s after the binding was stored";
 }
 
 TEST_F(AuthzFilters, ImpersonationNeedsTheImpersonateVerb) {
