@@ -175,7 +175,9 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const std::string name = key.substr(slash + 1);
   auto fromCache = context_.federatedHpas.get(ns, name);
   if (!fromCache) {  // gone, and its finalizer did the cleanup
-    expectations_.forget(kFederationSource, key);
+    // Its member copies are gone or no longer fedhpa's: what finalize expected of them (and
+    // anything else expected of the key) would otherwise stay for the life of the process.
+    expectations_.forgetKey(key);
     std::lock_guard lock(reconciledMutex_);
     reconciled_.erase(key);
     return;
@@ -489,6 +491,8 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
 }
 
 void HpaReconciler::forgetMember(const std::string& member) { expectations_.forgetMember(member); }
+
+std::size_t HpaReconciler::pendingExpectations() const { return expectations_.pending(); }
 
 json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
   if (hasFinalizer(federated, kFederationFinalizer)) return federated;

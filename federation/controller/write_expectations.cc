@@ -65,7 +65,11 @@ void WriteExpectations::written(const std::string& member, const std::string& ke
   const std::string version = versionOf(object);
   {
     std::lock_guard lock(mutex_);
-    entries_[{member, key}] = Entry{object, version, basedOn};
+    const auto writes = inFlight_.find({member, key});
+    const bool shown = writes != inFlight_.end() &&
+                       std::any_of(writes->second.arrived.begin(), writes->second.arrived.end(),
+                                   [&](const std::string& arrived) { return resourceVersionAtLeast(arrived, version); });
+    entries_[{member, key}] = Entry{object, version, basedOn, shown};
   }
   finished(member, key, version);
 }
@@ -82,7 +86,7 @@ std::optional<json> WriteExpectations::current(const std::string& member, const 
   const Entry& entry = it->second;
   bool caughtUp;
   if (entry.object) {
-    caughtUp = cached && resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion);
+    caughtUp = cached ? resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion) : entry.shown;
   } else {
     // Gone from the cache, or the cache holds a newer object (created again since).
     caughtUp = !cached || (versionOf(*cached) != entry.resourceVersion &&
@@ -140,9 +144,10 @@ bool WriteExpectations::cacheShows(const std::string& member, const std::string&
   return own || heldBack;
 }
 
-void WriteExpectations::forget(const std::string& member, const std::string& key) {
+void WriteExpectations::forgetKey(const std::string& key) {
   std::lock_guard lock(mutex_);
-  entries_.erase({member, key});
+  for (auto it = entries_.begin(); it != entries_.end();) it = it->first.second == key ? entries_.erase(it) : std::next(it);
+  for (auto it = unanswered_.begin(); it != unanswered_.end();) it = it->first.second == key ? unanswered_.erase(it) : std::next(it);
 }
 
 void WriteExpectations::forgetMember(const std::string& member) {

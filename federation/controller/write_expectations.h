@@ -45,8 +45,10 @@ class WriteExpectations {
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
-  // seen this controller's last write to it (nullopt: there is none). Takes the cache's copy to
-  // hand it back without copying it again.
+  // seen this controller's last write to it (nullopt: there is none). A cache that has shown that
+  // write (its watch event came before the write's answer) and shows no copy now has seen the
+  // copy go since: the cache is right. Takes the cache's copy to hand it back without copying it
+  // again.
   std::optional<clusters::json> current(const std::string& member, const std::string& key, std::optional<clusters::json> cached);
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
@@ -71,7 +73,9 @@ class WriteExpectations {
   // under way (the event is held back: `missed` gets its key if no answer of those writes has
   // that version).
   bool cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion);
-  void forget(const std::string& member, const std::string& key);
+  // The object is gone for good (the federated HPA was deleted): nothing expected of it, from any
+  // member or the federation, will be asked for again.
+  void forgetKey(const std::string& key);
   void forgetMember(const std::string& member);
   std::size_t pending() const;
 
@@ -80,6 +84,9 @@ class WriteExpectations {
     std::optional<clusters::json> object;  // nullopt: deleted
     std::string resourceVersion;
     std::string basedOn;
+    // The cache showed resourceVersion (or a later one) before the write's answer came: a cache
+    // that shows no copy has seen it deleted since, not missed the write.
+    bool shown = false;
   };
   struct UnansweredWrite {
     std::string baseVersion;

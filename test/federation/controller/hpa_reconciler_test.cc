@@ -85,6 +85,23 @@ TEST_F(HpaReconcilerTest, SomeoneElsesChangeDuringAWriteGoesBackToTheQueue) {
   EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
 }
 
+// A copy whose create was echoed before its answer, deleted on the member before anything else
+// reconciled the key: the delete's event finds the copy gone, and it is placed again.
+TEST_F(HpaReconcilerTest, ACopyDeletedAfterItsEchoCameBeforeTheAnswerIsPlacedAgain) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  const auto echoes = eventsBeforeAnswers(*members_[1].api, "member2");
+  reconcile();
+  EXPECT_EQ(*echoes, std::vector<bool>{true}) << "the create's echo";
+  members_[1].api->afterWrite = nullptr;
+  refreshCaches();  // where the echo had left member2's cache
+  members_[1].api->remove(kHpas, "default", "php-apache", "");  // someone deletes the copy
+  refreshCaches();
+  reconciler_->reconcile(kKey, /*unlessUnchanged=*/true);  // the key the DELETED event queued
+  status_->waitUntilIdle();
+  EXPECT_EQ(limits(members_[1]), "1/3") << "a delete hidden by the copy the create answered with";
+}
+
 TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
@@ -259,6 +276,18 @@ TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreac
   ASSERT_TRUE(converge());
   EXPECT_EQ(limits(members_[1]), "-");
   EXPECT_FALSE(federation_.peek(kHpas, "default", "php-apache")) << "released once every copy is gone";
+}
+
+// Deleting a federated HPA expects each member's copy gone; once the HPA itself is gone, nothing
+// of it is kept (a controller that lives long would otherwise grow with every HPA deleted).
+TEST_F(HpaReconcilerTest, ADeletedHpaLeavesNoExpectationsBehind) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  ASSERT_TRUE(converge());
+  ASSERT_FALSE(federation_.peek(kHpas, "default", "php-apache"));
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"-", "-", "-"}));
+  EXPECT_EQ(reconciler_->pendingExpectations(), 0u);
 }
 
 TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {

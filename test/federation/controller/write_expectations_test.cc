@@ -55,6 +55,34 @@ TEST(WriteExpectationsTest, AnEventDuringAWriteIsHeldBackUntilTheAnswerSaysWheth
   EXPECT_EQ(missed, std::vector<std::string>{"ns/b"}) << "version 21 was no echo: the key goes back to the queue";
 }
 
+// The echo came before the answer, so the cache showed the write before it was expected: a
+// cache that shows no copy afterwards has seen it deleted, and the write must not stand in for it.
+TEST(WriteExpectationsTest, AWriteTheCacheShowedBeforeItsAnswerDoesNotHideALaterDelete) {
+  WriteExpectations expectations([](const std::string&) {});
+  expectations.writing("m1", "ns/a");
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "12"));
+  expectations.written("m1", "ns/a", hpa("12", 5), "10");
+  EXPECT_EQ((*expectations.ownWriteOver("m1", "ns/a", "10"))["spec"]["maxReplicas"], 5) << "still the base of a write from 10";
+  EXPECT_FALSE(expectations.current("m1", "ns/a", std::nullopt)) << "deleted since the cache showed it";
+  EXPECT_EQ(expectations.pending(), 0u);
+
+  expectations.writing("m1", "ns/a");
+  expectations.written("m1", "ns/a", hpa("14", 5));
+  EXPECT_TRUE(expectations.current("m1", "ns/a", std::nullopt)) << "a create the cache has not shown yet still stands";
+}
+
+TEST(WriteExpectationsTest, ForgettingAKeyForgetsItForEveryMember) {
+  WriteExpectations expectations;
+  expectations.deleted("m1", "ns/a", "");
+  expectations.deleted("m2", "ns/a", "");
+  expectations.written("(federation)", "ns/a", hpa("30", 5));
+  expectations.unanswered("m3", "ns/a", "", MonotonicTime{});
+  expectations.written("m1", "ns/b", hpa("12", 5));
+  expectations.forgetKey("ns/a");
+  EXPECT_EQ(expectations.pending(), 1u) << "only ns/b's";
+  EXPECT_EQ((*expectations.current("m1", "ns/b", std::nullopt))["spec"]["maxReplicas"], 5);
+}
+
 TEST(WriteExpectationsTest, EventsHeldBackDuringAFailedWriteGoBackToTheQueue) {
   std::vector<std::string> missed;
   WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
