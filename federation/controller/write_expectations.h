@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -32,16 +33,22 @@ class WriteExpectations {
   // not to echo it; without one, nothing is held back.
   explicit WriteExpectations(std::function<void(const std::string& key)> missed = {});
 
+  // Which of a member's memberships a write went out in: forgetMember begins a new one, and the
+  // outcome of a write sent before it is not recorded (the member it went to has left, and one
+  // that joins again under that name is planned from its cache).
+  using Membership = std::uint64_t;
   // A create or an update of the object is going out. Until its answer is in (written, or
   // notWritten when it failed), a watch event of the object may be its echo, arriving before the
   // answer that says so: cacheShows holds such events back, and the answer decides. Each call
-  // is paired with one of written() or notWritten().
-  void writing(const std::string& member, const std::string& key);
+  // is paired with one of written() or notWritten(), which get the membership it returns.
+  Membership writing(const std::string& member, const std::string& key);
   // The write that writing() announced failed: what it held back is handed to `missed`.
-  void notWritten(const std::string& member, const std::string& key);
+  void notWritten(const std::string& member, const std::string& key, std::optional<Membership> sentIn = std::nullopt);
   // The member answered a create or an update with `object`; `basedOn` is the resourceVersion the
-  // write was conditional on, when the caller wants to build on it (ownWriteOver).
-  void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "");
+  // write was conditional on, when the caller wants to build on it (ownWriteOver). `sentIn`, here
+  // and below: what writing() returned (nullopt: not checked, as for a member read, not written).
+  void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "",
+               std::optional<Membership> sentIn = std::nullopt);
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
@@ -53,7 +60,8 @@ class WriteExpectations {
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
   // it was conditional on; for a create, the version of any copy the cache still showed ("" none).
-  void unanswered(const std::string& member, const std::string& key, const std::string& baseVersion, MonotonicTime at);
+  void unanswered(const std::string& member, const std::string& key, const std::string& baseVersion, MonotonicTime at,
+                  std::optional<Membership> sentIn = std::nullopt);
   // Where such a write stands. Settled (and forgotten) once the cache shows fedhpa's copy at a
   // later version than the write's base: the member has acted, on it or on something that makes
   // it fail. Due once the member has kept answering for `window` without the cache showing that:
@@ -76,6 +84,8 @@ class WriteExpectations {
   // The object is gone for good (the federated HPA was deleted): nothing expected of it, from any
   // member or the federation, will be asked for again.
   void forgetKey(const std::string& key);
+  // The member left: nothing is expected of it, and writes sent to it before are not recorded
+  // when their outcomes come in.
   void forgetMember(const std::string& member);
   std::size_t pending() const;
 
@@ -99,15 +109,17 @@ class WriteExpectations {
     std::vector<std::string> answered;  // versions the writes' answers had
   };
   // One write of the object ended, answered with `version` ("": failed). True when the last one
-  // under way ended and an event held back was none of their answers.
+  // under way ended and an event held back was none of their answers. Called with mutex_ held.
   bool finishWrite(const std::string& member, const std::string& key, const std::string& version);
-  void finished(const std::string& member, const std::string& key, const std::string& version);
+  // Whether the member has left since a write `sentIn` went out to it. Called with mutex_ held.
+  bool leftSince(const std::string& member, std::optional<Membership> sentIn) const;
 
   std::function<void(const std::string& key)> missed_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, InFlight> inFlight_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, UnansweredWrite> unanswered_;
+  std::map<std::string, Membership> memberships_;  // by member: how often it was forgotten
 };
 
 }  // namespace fedhpa::controller

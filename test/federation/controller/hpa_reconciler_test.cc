@@ -344,5 +344,25 @@ TEST_F(HpaReconcilerTest, AMemberThatLeftIsPlannedFromItsCacheWhenItComesBack) {
   EXPECT_NE(limits(members_[1]), "-");
 }
 
+// The same when the member leaves while the create is under way: its answer, arriving after the
+// member was forgotten, is not expected of the member that joins again.
+TEST_F(HpaReconcilerTest, AWriteAnsweredAfterItsMemberLeftIsNotExpectedOfItWhenItComesBack) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  bool left = false;
+  members_[1].api->afterWrite = [&](const clusters::Resource& resource) {
+    if (resource.resource != kHpas.resource || left) return;
+    left = true;
+    reconciler_->forgetMember("member2");
+    members_[1].api->remove(kHpas, "default", "php-apache", "");  // a fresh cluster under that name
+  };
+  reconcile();
+  ASSERT_TRUE(left);
+  members_[1].api->afterWrite = nullptr;
+  refreshCaches();
+  EXPECT_NO_THROW(reconcile());
+  EXPECT_EQ(limits(members_[1]), "1/3") << "planned from the left member's answer, not from its cache";
+}
+
 }  // namespace
 }  // namespace fedhpa::controller

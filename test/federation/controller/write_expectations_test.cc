@@ -129,6 +129,27 @@ TEST(WriteExpectationsTest, AForgottenMemberHoldsNothingBack) {
   EXPECT_TRUE(missed.empty());
 }
 
+// A member left while a write to it was under way: what the write answers (or its silence)
+// is not expected of the member that joins again under that name.
+TEST(WriteExpectationsTest, AWriteSentBeforeItsMemberLeftRecordsNothing) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  const auto created = expectations.writing("m1", "ns/a");
+  const auto raised = expectations.writing("m1", "ns/b");
+  expectations.forgetMember("m1");
+  const auto again = expectations.writing("m1", "ns/a");  // to the member that joined again
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "3"));
+  expectations.written("m1", "ns/a", hpa("12", 5), "", created);
+  expectations.notWritten("m1", "ns/b", raised);
+  expectations.unanswered("m1", "ns/b", "", MonotonicTime{}, raised);
+  EXPECT_EQ(expectations.pending(), 0u);
+  EXPECT_FALSE(expectations.current("m1", "ns/a", std::nullopt));
+  EXPECT_TRUE(missed.empty()) << "the new write is still under way";
+  expectations.written("m1", "ns/a", hpa("3", 5), "", again);
+  EXPECT_TRUE(missed.empty()) << "version 3 was the new write's echo";
+  EXPECT_EQ(expectations.pending(), 1u);
+}
+
 // A raise over version 12 went unanswered: until the cache shows a later version it may still
 // come, and once the member has answered for the window without that, it is due for one read.
 TEST(WriteExpectationsTest, AnUnansweredWriteStaysUntilTheCacheShowsTheMemberActedOrItIsDue) {
