@@ -91,15 +91,15 @@ HpaReconciler::HpaReconciler(ReconcilerContext context, partitioner::Policy poli
     : context_(context), policy_(policy), expectations_(context.requeue) {}
 
 json HpaReconciler::writeFederated(const std::string& key, const std::string& basedOn, const std::function<json()>& write) {
-  expectations_.writing(kFederationSource, key);
+  const auto sentIn = expectations_.writing(kFederationSource, key);
   json written;
   try {
     written = write();
   } catch (...) {
-    expectations_.notWritten(kFederationSource, key);
+    expectations_.notWritten(kFederationSource, key, sentIn);
     throw;
   }
-  expectations_.written(kFederationSource, key, written, basedOn);
+  expectations_.written(kFederationSource, key, written, basedOn, sentIn);
   return written;
 }
 
@@ -175,7 +175,9 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const std::string name = key.substr(slash + 1);
   auto fromCache = context_.federatedHpas.get(ns, name);
   if (!fromCache) {  // gone, and its finalizer did the cleanup
-    expectations_.forget(kFederationSource, key);
+    // Its member copies are gone or no longer fedhpa's: what finalize expected of them (and
+    // anything else expected of the key) would otherwise stay for the life of the process.
+    expectations_.forgetKey(key);
     std::lock_guard lock(reconciledMutex_);
     reconciled_.erase(key);
     return;
@@ -328,22 +330,23 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   // `raises`: each of these writes may raise what its member holds (a create, a raise).
   auto write = [&](const std::vector<std::size_t>& which, bool raises) {
     std::vector<MemberCall> calls;
+    std::vector<WriteExpectations::Membership> sentIn(locals.size());
     for (const std::size_t i : which) {
       calls.push_back(writeCall(federated, locals[i], targets[i]));
-      if (targets[i]) expectations_.writing(locals[i].member.name, key);  // a create or an update: echoed by the cache
+      if (targets[i]) sentIn[i] = expectations_.writing(locals[i].member.name, key);  // a create or an update: echoed by the cache
     }
     std::vector<MemberCallOutcome> outcomes;
     try {
       outcomes = context_.calls.callAll(calls);
     } catch (...) {  // no outcomes to record: nothing may stay announced
       for (const std::size_t i : which)
-        if (targets[i]) expectations_.notWritten(locals[i].member.name, key);
+        if (targets[i]) expectations_.notWritten(locals[i].member.name, key, sentIn[i]);
       throw;
     }
     for (std::size_t n = 0; n < which.size(); ++n) {
       MemberHpa& local = locals[which[n]];
       const auto& outcome = outcomes[n];
-      if (targets[which[n]] && !outcome.ok()) expectations_.notWritten(local.member.name, key);
+      if (targets[which[n]] && !outcome.ok()) expectations_.notWritten(local.member.name, key, sentIn[which[n]]);
       const bool gone = !outcome.ok() && outcome.error->kind() == ClientError::Kind::NotFound && local.hpa;
       if (gone) {
         // The copy was deleted under the controller (by someone, or by its own delete whose answer
@@ -362,7 +365,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
           // Held or applied with its answer lost: the member may come to hold more than the
           // cache shows, so nothing else is raised until that is settled.
           expectations_.unanswered(local.member.name, key, local.hpa ? metaField(*local.hpa, "resourceVersion") : local.cacheVersion,
-                                   context_.time.monotonicTime());
+                                   context_.time.monotonicTime(), sentIn[which[n]]);
           local.unseen = true;
         }
         context_.metrics.countMemberError(local.member.name);
@@ -373,7 +376,7 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       if (!targets[which[n]]) {
         forgetCopy(local);
       } else {
-        expectations_.written(local.member.name, key, *outcome.object);
+        expectations_.written(local.member.name, key, *outcome.object, "", sentIn[which[n]]);
         local.hpa = *outcome.object;
         local.limits = limitsOf(*outcome.object);
       }
@@ -489,6 +492,8 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
 }
 
 void HpaReconciler::forgetMember(const std::string& member) { expectations_.forgetMember(member); }
+
+std::size_t HpaReconciler::pendingExpectations() const { return expectations_.pending(); }
 
 json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
   if (hasFinalizer(federated, kFederationFinalizer)) return federated;

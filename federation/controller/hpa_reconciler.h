@@ -88,6 +88,9 @@ class HpaReconciler {
   // A member left the federation: nothing this controller expected of it counts any more, so a
   // member that joins again under that name is planned from what its cache shows.
   void forgetMember(const std::string& member);
+  // How many of its own writes it still expects the caches to show, unanswered writes counted
+  // in: a deleted HPA leaves none behind.
+  std::size_t pendingExpectations() const;
   // Whether `object`, delivered by the informer of `source` (a member's name, or "" for the
   // federation), is this controller's own last write of it and nothing more: reconciling for it
   // would plan from what the reconcile that wrote it already planned from.

@@ -30,10 +30,17 @@ bool resourceVersionAtLeast(const std::string& a, const std::string& b) {
 
 WriteExpectations::WriteExpectations(std::function<void(const std::string& key)> missed) : missed_(std::move(missed)) {}
 
-void WriteExpectations::writing(const std::string& member, const std::string& key) {
-  if (!missed_) return;
+WriteExpectations::Membership WriteExpectations::writing(const std::string& member, const std::string& key) {
   std::lock_guard lock(mutex_);
-  ++inFlight_[{member, key}].writes;
+  if (missed_) ++inFlight_[{member, key}].writes;
+  const auto it = memberships_.find(member);
+  return it == memberships_.end() ? 0 : it->second;
+}
+
+bool WriteExpectations::leftSince(const std::string& member, std::optional<Membership> sentIn) const {
+  if (!sentIn) return false;
+  const auto it = memberships_.find(member);
+  return (it == memberships_.end() ? 0 : it->second) != *sentIn;
 }
 
 bool WriteExpectations::finishWrite(const std::string& member, const std::string& key, const std::string& version) {
@@ -49,25 +56,30 @@ bool WriteExpectations::finishWrite(const std::string& member, const std::string
   return missed;
 }
 
-void WriteExpectations::finished(const std::string& member, const std::string& key, const std::string& version) {
-  if (!missed_) return;
+void WriteExpectations::notWritten(const std::string& member, const std::string& key, std::optional<Membership> sentIn) {
   bool missed;
   {
     std::lock_guard lock(mutex_);
-    missed = finishWrite(member, key, version);
+    missed = !leftSince(member, sentIn) && finishWrite(member, key, "");
   }
   if (missed) missed_(key);
 }
 
-void WriteExpectations::notWritten(const std::string& member, const std::string& key) { finished(member, key, ""); }
-
-void WriteExpectations::written(const std::string& member, const std::string& key, const json& object, const std::string& basedOn) {
+void WriteExpectations::written(const std::string& member, const std::string& key, const json& object, const std::string& basedOn,
+                                std::optional<Membership> sentIn) {
   const std::string version = versionOf(object);
+  bool missed;
   {
     std::lock_guard lock(mutex_);
-    entries_[{member, key}] = Entry{object, version, basedOn};
+    if (leftSince(member, sentIn)) return;  // what it held back went with the member
+    const auto writes = inFlight_.find({member, key});
+    const bool shown = writes != inFlight_.end() &&
+                       std::any_of(writes->second.arrived.begin(), writes->second.arrived.end(),
+                                   [&](const std::string& arrived) { return resourceVersionAtLeast(arrived, version); });
+    entries_[{member, key}] = Entry{object, version, basedOn, shown};
+    missed = finishWrite(member, key, version);
   }
-  finished(member, key, version);
+  if (missed) missed_(key);
 }
 
 void WriteExpectations::deleted(const std::string& member, const std::string& key, const std::string& lastVersion) {
@@ -82,7 +94,7 @@ std::optional<json> WriteExpectations::current(const std::string& member, const 
   const Entry& entry = it->second;
   bool caughtUp;
   if (entry.object) {
-    caughtUp = cached && resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion);
+    caughtUp = cached ? resourceVersionAtLeast(versionOf(*cached), entry.resourceVersion) : entry.shown;
   } else {
     // Gone from the cache, or the cache holds a newer object (created again since).
     caughtUp = !cached || (versionOf(*cached) != entry.resourceVersion &&
@@ -94,8 +106,9 @@ std::optional<json> WriteExpectations::current(const std::string& member, const 
 }
 
 void WriteExpectations::unanswered(const std::string& member, const std::string& key, const std::string& baseVersion,
-                                   MonotonicTime at) {
+                                   MonotonicTime at, std::optional<Membership> sentIn) {
   std::lock_guard lock(mutex_);
+  if (leftSince(member, sentIn)) return;
   unanswered_[{member, key}] = UnansweredWrite{baseVersion, at};
 }
 
@@ -140,13 +153,15 @@ bool WriteExpectations::cacheShows(const std::string& member, const std::string&
   return own || heldBack;
 }
 
-void WriteExpectations::forget(const std::string& member, const std::string& key) {
+void WriteExpectations::forgetKey(const std::string& key) {
   std::lock_guard lock(mutex_);
-  entries_.erase({member, key});
+  for (auto it = entries_.begin(); it != entries_.end();) it = it->first.second == key ? entries_.erase(it) : std::next(it);
+  for (auto it = unanswered_.begin(); it != unanswered_.end();) it = it->first.second == key ? unanswered_.erase(it) : std::next(it);
 }
 
 void WriteExpectations::forgetMember(const std::string& member) {
   std::lock_guard lock(mutex_);
+  ++memberships_[member];
   for (auto it = entries_.begin(); it != entries_.end();) it = it->first.first == member ? entries_.erase(it) : std::next(it);
   for (auto it = unanswered_.begin(); it != unanswered_.end();) it = it->first.first == member ? unanswered_.erase(it) : std::next(it);
   for (auto it = inFlight_.begin(); it != inFlight_.end();) it = it->first.first == member ? inFlight_.erase(it) : std::next(it);

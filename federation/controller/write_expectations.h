@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -32,26 +33,35 @@ class WriteExpectations {
   // not to echo it; without one, nothing is held back.
   explicit WriteExpectations(std::function<void(const std::string& key)> missed = {});
 
+  // Which of a member's memberships a write went out in: forgetMember begins a new one, and the
+  // outcome of a write sent before it is not recorded (the member it went to has left, and one
+  // that joins again under that name is planned from its cache).
+  using Membership = std::uint64_t;
   // A create or an update of the object is going out. Until its answer is in (written, or
   // notWritten when it failed), a watch event of the object may be its echo, arriving before the
   // answer that says so: cacheShows holds such events back, and the answer decides. Each call
-  // is paired with one of written() or notWritten().
-  void writing(const std::string& member, const std::string& key);
+  // is paired with one of written() or notWritten(), which get the membership it returns.
+  Membership writing(const std::string& member, const std::string& key);
   // The write that writing() announced failed: what it held back is handed to `missed`.
-  void notWritten(const std::string& member, const std::string& key);
+  void notWritten(const std::string& member, const std::string& key, std::optional<Membership> sentIn = std::nullopt);
   // The member answered a create or an update with `object`; `basedOn` is the resourceVersion the
-  // write was conditional on, when the caller wants to build on it (ownWriteOver).
-  void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "");
+  // write was conditional on, when the caller wants to build on it (ownWriteOver). `sentIn`, here
+  // and below: what writing() returned (nullopt: not checked, as for a member read, not written).
+  void written(const std::string& member, const std::string& key, const clusters::json& object, const std::string& basedOn = "",
+               std::optional<Membership> sentIn = std::nullopt);
   // The member deleted the object; `lastVersion` is the resourceVersion it had.
   void deleted(const std::string& member, const std::string& key, const std::string& lastVersion);
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
-  // seen this controller's last write to it (nullopt: there is none). Takes the cache's copy to
-  // hand it back without copying it again.
+  // seen this controller's last write to it (nullopt: there is none). A cache that has shown that
+  // write (its watch event came before the write's answer) and shows no copy now has seen the
+  // copy go since: the cache is right. Takes the cache's copy to hand it back without copying it
+  // again.
   std::optional<clusters::json> current(const std::string& member, const std::string& key, std::optional<clusters::json> cached);
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
   // it was conditional on; for a create, the version of any copy the cache still showed ("" none).
-  void unanswered(const std::string& member, const std::string& key, const std::string& baseVersion, MonotonicTime at);
+  void unanswered(const std::string& member, const std::string& key, const std::string& baseVersion, MonotonicTime at,
+                  std::optional<Membership> sentIn = std::nullopt);
   // Where such a write stands. Settled (and forgotten) once the cache shows fedhpa's copy at a
   // later version than the write's base: the member has acted, on it or on something that makes
   // it fail. Due once the member has kept answering for `window` without the cache showing that:
@@ -71,7 +81,11 @@ class WriteExpectations {
   // under way (the event is held back: `missed` gets its key if no answer of those writes has
   // that version).
   bool cacheShows(const std::string& member, const std::string& key, const std::string& resourceVersion);
-  void forget(const std::string& member, const std::string& key);
+  // The object is gone for good (the federated HPA was deleted): nothing expected of it, from any
+  // member or the federation, will be asked for again.
+  void forgetKey(const std::string& key);
+  // The member left: nothing is expected of it, and writes sent to it before are not recorded
+  // when their outcomes come in.
   void forgetMember(const std::string& member);
   std::size_t pending() const;
 
@@ -80,6 +94,9 @@ class WriteExpectations {
     std::optional<clusters::json> object;  // nullopt: deleted
     std::string resourceVersion;
     std::string basedOn;
+    // The cache showed resourceVersion (or a later one) before the write's answer came: a cache
+    // that shows no copy has seen it deleted since, not missed the write.
+    bool shown = false;
   };
   struct UnansweredWrite {
     std::string baseVersion;
@@ -92,15 +109,17 @@ class WriteExpectations {
     std::vector<std::string> answered;  // versions the writes' answers had
   };
   // One write of the object ended, answered with `version` ("": failed). True when the last one
-  // under way ended and an event held back was none of their answers.
+  // under way ended and an event held back was none of their answers. Called with mutex_ held.
   bool finishWrite(const std::string& member, const std::string& key, const std::string& version);
-  void finished(const std::string& member, const std::string& key, const std::string& version);
+  // Whether the member has left since a write `sentIn` went out to it. Called with mutex_ held.
+  bool leftSince(const std::string& member, std::optional<Membership> sentIn) const;
 
   std::function<void(const std::string& key)> missed_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, InFlight> inFlight_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, Entry> entries_;  // by (member, key)
   std::map<std::pair<std::string, std::string>, UnansweredWrite> unanswered_;
+  std::map<std::string, Membership> memberships_;  // by member: how often it was forgotten
 };
 
 }  // namespace fedhpa::controller

@@ -85,6 +85,23 @@ TEST_F(HpaReconcilerTest, SomeoneElsesChangeDuringAWriteGoesBackToTheQueue) {
   EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/4", "1/3", "1/3"}));
 }
 
+// A copy whose create was echoed before its answer, deleted on the member before anything else
+// reconciled the key: the delete's event finds the copy gone, and it is placed again.
+TEST_F(HpaReconcilerTest, ACopyDeletedAfterItsEchoCameBeforeTheAnswerIsPlacedAgain) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  const auto echoes = eventsBeforeAnswers(*members_[1].api, "member2");
+  reconcile();
+  EXPECT_EQ(*echoes, std::vector<bool>{true}) << "the create's echo";
+  members_[1].api->afterWrite = nullptr;
+  refreshCaches();  // where the echo had left member2's cache
+  members_[1].api->remove(kHpas, "default", "php-apache", "");  // someone deletes the copy
+  refreshCaches();
+  reconciler_->reconcile(kKey, /*unlessUnchanged=*/true);  // the key the DELETED event queued
+  status_->waitUntilIdle();
+  EXPECT_EQ(limits(members_[1]), "1/3") << "a delete hidden by the copy the create answered with";
+}
+
 TEST_F(HpaReconcilerTest, AReconcileWithNothingToChangeWritesNothing) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
@@ -261,6 +278,18 @@ TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreac
   EXPECT_FALSE(federation_.peek(kHpas, "default", "php-apache")) << "released once every copy is gone";
 }
 
+// Deleting a federated HPA expects each member's copy gone; once the HPA itself is gone, nothing
+// of it is kept (a controller that lives long would otherwise grow with every HPA deleted).
+TEST_F(HpaReconcilerTest, ADeletedHpaLeavesNoExpectationsBehind) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  ASSERT_TRUE(converge());
+  ASSERT_FALSE(federation_.peek(kHpas, "default", "php-apache"));
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"-", "-", "-"}));
+  EXPECT_EQ(reconciler_->pendingExpectations(), 0u);
+}
+
 TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
@@ -313,6 +342,26 @@ TEST_F(HpaReconcilerTest, AMemberThatLeftIsPlannedFromItsCacheWhenItComesBack) {
   refreshCaches();
   EXPECT_NO_THROW(reconcile()) << "a write planned from an expectation the member no longer meets";
   EXPECT_NE(limits(members_[1]), "-");
+}
+
+// The same when the member leaves while the create is under way: its answer, arriving after the
+// member was forgotten, is not expected of the member that joins again.
+TEST_F(HpaReconcilerTest, AWriteAnsweredAfterItsMemberLeftIsNotExpectedOfItWhenItComesBack) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  bool left = false;
+  members_[1].api->afterWrite = [&](const clusters::Resource& resource) {
+    if (resource.resource != kHpas.resource || left) return;
+    left = true;
+    reconciler_->forgetMember("member2");
+    members_[1].api->remove(kHpas, "default", "php-apache", "");  // a fresh cluster under that name
+  };
+  reconcile();
+  ASSERT_TRUE(left);
+  members_[1].api->afterWrite = nullptr;
+  refreshCaches();
+  EXPECT_NO_THROW(reconcile());
+  EXPECT_EQ(limits(members_[1]), "1/3") << "planned from the left member's answer, not from its cache";
 }
 
 }  // namespace

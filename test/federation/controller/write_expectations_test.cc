@@ -55,6 +55,34 @@ TEST(WriteExpectationsTest, AnEventDuringAWriteIsHeldBackUntilTheAnswerSaysWheth
   EXPECT_EQ(missed, std::vector<std::string>{"ns/b"}) << "version 21 was no echo: the key goes back to the queue";
 }
 
+// The echo came before the answer, so the cache showed the write before it was expected: a
+// cache that shows no copy afterwards has seen it deleted, and the write must not stand in for it.
+TEST(WriteExpectationsTest, AWriteTheCacheShowedBeforeItsAnswerDoesNotHideALaterDelete) {
+  WriteExpectations expectations([](const std::string&) {});
+  expectations.writing("m1", "ns/a");
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "12"));
+  expectations.written("m1", "ns/a", hpa("12", 5), "10");
+  EXPECT_EQ((*expectations.ownWriteOver("m1", "ns/a", "10"))["spec"]["maxReplicas"], 5) << "still the base of a write from 10";
+  EXPECT_FALSE(expectations.current("m1", "ns/a", std::nullopt)) << "deleted since the cache showed it";
+  EXPECT_EQ(expectations.pending(), 0u);
+
+  expectations.writing("m1", "ns/a");
+  expectations.written("m1", "ns/a", hpa("14", 5));
+  EXPECT_TRUE(expectations.current("m1", "ns/a", std::nullopt)) << "a create the cache has not shown yet still stands";
+}
+
+TEST(WriteExpectationsTest, ForgettingAKeyForgetsItForEveryMember) {
+  WriteExpectations expectations;
+  expectations.deleted("m1", "ns/a", "");
+  expectations.deleted("m2", "ns/a", "");
+  expectations.written("(federation)", "ns/a", hpa("30", 5));
+  expectations.unanswered("m3", "ns/a", "", MonotonicTime{});
+  expectations.written("m1", "ns/b", hpa("12", 5));
+  expectations.forgetKey("ns/a");
+  EXPECT_EQ(expectations.pending(), 1u) << "only ns/b's";
+  EXPECT_EQ((*expectations.current("m1", "ns/b", std::nullopt))["spec"]["maxReplicas"], 5);
+}
+
 TEST(WriteExpectationsTest, EventsHeldBackDuringAFailedWriteGoBackToTheQueue) {
   std::vector<std::string> missed;
   WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
@@ -99,6 +127,27 @@ TEST(WriteExpectationsTest, AForgottenMemberHoldsNothingBack) {
   EXPECT_FALSE(expectations.cacheShows("m1", "ns/a", "12"));
   expectations.notWritten("m1", "ns/a");
   EXPECT_TRUE(missed.empty());
+}
+
+// A member left while a write to it was under way: what the write answers (or its silence)
+// is not expected of the member that joins again under that name.
+TEST(WriteExpectationsTest, AWriteSentBeforeItsMemberLeftRecordsNothing) {
+  std::vector<std::string> missed;
+  WriteExpectations expectations([&](const std::string& key) { missed.push_back(key); });
+  const auto created = expectations.writing("m1", "ns/a");
+  const auto raised = expectations.writing("m1", "ns/b");
+  expectations.forgetMember("m1");
+  const auto again = expectations.writing("m1", "ns/a");  // to the member that joined again
+  EXPECT_TRUE(expectations.cacheShows("m1", "ns/a", "3"));
+  expectations.written("m1", "ns/a", hpa("12", 5), "", created);
+  expectations.notWritten("m1", "ns/b", raised);
+  expectations.unanswered("m1", "ns/b", "", MonotonicTime{}, raised);
+  EXPECT_EQ(expectations.pending(), 0u);
+  EXPECT_FALSE(expectations.current("m1", "ns/a", std::nullopt));
+  EXPECT_TRUE(missed.empty()) << "the new write is still under way";
+  expectations.written("m1", "ns/a", hpa("3", 5), "", again);
+  EXPECT_TRUE(missed.empty()) << "version 3 was the new write's echo";
+  EXPECT_EQ(expectations.pending(), 1u);
 }
 
 // A raise over version 12 went unanswered: until the cache shows a later version it may still
