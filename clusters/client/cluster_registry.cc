@@ -51,6 +51,12 @@ bool ClusterRegistry::waitForSync(std::chrono::milliseconds timeout) {
   return secrets_->waitForSync(timeout) && clusters_->waitForSync(timeout);
 }
 
+std::uint64_t ClusterRegistry::clusterChanges() const { return clusters_ ? clusters_->changes() : 0; }
+
+bool ClusterRegistry::waitForClusterChange(std::uint64_t seen, std::chrono::milliseconds timeout) {
+  return clusters_ && clusters_->waitForChange(seen, timeout);
+}
+
 std::shared_ptr<KubeClient> ClusterRegistry::client(const std::string& cluster) const {
   std::lock_guard lock(mutex_);
   const auto it = clients_.find(cluster);

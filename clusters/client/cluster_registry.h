@@ -45,6 +45,9 @@ class ClusterRegistry {
   std::shared_ptr<KubeClient> client(const std::string& cluster) const;  // nullptr when unknown
   std::vector<std::string> names() const;
   std::optional<json> cluster(const std::string& name) const;
+  // The Clusters cache's Informer::changes and waitForChange: wait for what it will show.
+  std::uint64_t clusterChanges() const;
+  bool waitForClusterChange(std::uint64_t seen, std::chrono::milliseconds timeout);
 
  private:
   void refresh(const std::string& cluster);

@@ -53,6 +53,16 @@ bool Informer::waitForSync(std::chrono::milliseconds timeout) {
   return changed_.wait_for(lock, timeout, [&] { return synced_.load(); });
 }
 
+std::uint64_t Informer::changes() const {
+  std::lock_guard lock(mutex_);
+  return changes_;
+}
+
+bool Informer::waitForChange(std::uint64_t seen, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return changes_ != seen || stopping_.load(); });
+}
+
 std::optional<json> Informer::get(const std::string& namespaceName, const std::string& name) const {
   std::lock_guard lock(mutex_);
   const auto it = cache_.find(namespaceName.empty() ? name : namespaceName + "/" + name);
@@ -179,7 +189,9 @@ void Informer::apply(const std::string& type, json object) {
       if (!before) keys.push_back(key);
       cache_[key] = stored;
     }
+    ++changes_;
   }
+  changed_.notify_all();
   if (type == "DELETED") {
     if (handlers_.onDelete) handlers_.onDelete(before ? *before : *stored);
   } else if (before) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,12 @@ class Informer : public Lister {
   bool hasSynced() const override { return synced_; }
   // Waits until the first list has been delivered; false on timeout.
   bool waitForSync(std::chrono::milliseconds timeout);
+  // How many changes the cache has taken. A caller that waits for something the cache will show
+  // reads this, checks, and waits for a change past what it read: no change can slip between
+  // its check and its wait, and it wakes when the change comes rather than at a polling tick.
+  std::uint64_t changes() const;
+  // Waits until the cache has taken a change past `seen` (or the informer stops); false on timeout.
+  bool waitForChange(std::uint64_t seen, std::chrono::milliseconds timeout);
 
   std::optional<json> get(const std::string& namespaceName, const std::string& name) const override;
   std::vector<json> list() const;
@@ -74,7 +81,8 @@ class Informer : public Lister {
   std::atomic<bool> synced_{false};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;
-  std::condition_variable changed_;
+  std::condition_variable changed_;  // synced, stopping, or a change applied
+  std::uint64_t changes_ = 0;         // under mutex_
   // By "namespace/name". Shared, so that an event's object is stored, and the state it replaces
   // handed to onUpdate, without a copy of either.
   std::map<std::string, std::shared_ptr<const json>> cache_;

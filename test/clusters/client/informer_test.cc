@@ -184,6 +184,21 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
       << "the re-list reports what vanished meanwhile";
 }
 
+// A caller waiting for something the cache will show (the controller-manager waiting for the
+// first probe's Ready conditions) is woken by the change itself: the count it read before checking
+// moves, and the change is in the cache when the wait returns.
+TEST_F(InformerTest, AWaitForChangeEndsWhenTheCacheTakesAChange) {
+  Informer informer(*client_, kHpas, {}, inDefault());
+  informer.start();
+  ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
+  const std::uint64_t seen = informer.changes();
+  EXPECT_FALSE(informer.waitForChange(seen, std::chrono::milliseconds(50)));  // nothing changed
+  client_->create(kHpas, "default", hpa("web", 2));
+  ASSERT_TRUE(informer.waitForChange(seen, std::chrono::seconds(30)));
+  EXPECT_GT(informer.changes(), seen);
+  EXPECT_TRUE(informer.get("default", "web"));
+}
+
 TEST_F(InformerTest, StopReturnsPromptlyWhileWatching) {
   Informer informer(*client_, kHpas, {}, inDefault());
   informer.start();
