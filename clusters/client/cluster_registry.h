@@ -90,7 +90,7 @@ class ClusterHealthProber {
   KubeClient& federation_;
   ClusterRegistry& registry_;
   ProberOptions options_;
-  std::map<std::string, Streak> streaks_;
+  std::map<std::string, Streak> streaks_;  // under mutex_
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -98,6 +98,40 @@ TEST_F(ClusterRegistryTest, JoinedMembersGetClientsAndReadyConditions) {
   EXPECT_THAT(changes, ::testing::Contains("member1"));
 }
 
+// A member that stops answering mid-request costs its own probe the timeout and nobody else's:
+// the member that answers is marked Ready while the frozen one's probe still waits.
+TEST_F(ClusterRegistryTest, AFrozenMemberDoesNotDelayTheOthersReadyCondition) {
+  ClusterRegistry registry(*federation_, [](const RestConfig& config) {
+    RestClientOptions options;
+    options.retry = {1, std::chrono::milliseconds(10), std::chrono::milliseconds(10)};
+    options.requestTimeout = std::chrono::seconds(5);
+    return std::make_shared<RestClient>(config, options);
+  });
+  registry.start();
+  ASSERT_TRUE(registry.waitForSync(std::chrono::seconds(10)));
+  sim::MemberSimulator live(sim::MemberSimulatorOptions{});
+  RestConfig frozenMember, liveMember;
+  frozenMember.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  liveMember.server = "http://127.0.0.1:" + std::to_string(live.start());
+  joinCluster(*federation_, "member1", frozenMember);  // probed first, were probes one after another
+  joinCluster(*federation_, "member2", liveMember);
+  ASSERT_TRUE(eventually([&] { return registry.client("member1") && registry.client("member2"); }));
+  member_->freeze();
+
+  ClusterHealthProber prober(*federation_, registry, ProberOptions{});
+  std::thread round([&] { prober.probeAll(); });
+  const auto conditionsOf = [&](const std::string& name) {
+    return federation_->get(kClusters, "", name).value("status", json::object()).value("conditions", json::array());
+  };
+  const bool liveReady = eventually([&] { return !conditionsOf("member2").empty(); });
+  const json frozenConditions = conditionsOf("member1");
+  member_->unfreeze();
+  round.join();
+  ASSERT_TRUE(liveReady);
+  EXPECT_EQ(conditionsOf("member2")[0].value("status", ""), "True");
+  EXPECT_TRUE(frozenConditions.empty()) << "member2 waited for member1's probe: " << frozenConditions.dump();
+}
+
 TEST_F(ClusterRegistryTest, TheSecretHoldsAFlattenedKubeconfig) {
   RestConfig member;
   member.server = "https://10.0.0.1:6443";
