@@ -1,6 +1,7 @@
 """make bench's etcd rows (run_bench.py calls rows()), each against a reference from the same run:
   creates   HPAs created through fedhpa on etcd (8 clients, keep-alive) against raw etcd puts of the
-            same bytes through the same JSON gateway from the same clients (goal >= 0.5)
+            same bytes through the same JSON gateway from the same clients (goal >= 0.5), in five
+            turns each, taken in alternation, after a warm-up turn each
   get/list  GET of one HPA and LIST of 1,000 through fedhpa on etcd against the same on SQLite
   watch     one create reaching 100 watchers on etcd against the same on SQLite (latency to the last)
 Usage alone: etcd_bench.py BUILD_DIR [--smoke]"""
@@ -20,6 +21,7 @@ from etcdlib import EtcdCluster  # noqa: E402
 
 HPA_PATH = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
 CLIENTS = 8
+CREATE_ROUNDS = 5  # turns of raw puts and of creates, taken in alternation
 
 
 def hpa(name):
@@ -30,9 +32,10 @@ def hpa(name):
                                     "type": "Utilization", "averageUtilization": 50}}}]}})
 
 
-def rate(port, seconds, request):
-    """Requests per second from CLIENTS keep-alive connections; request(i) -> (method, path, body, status)."""
-    done, stop, counter, lock = [0] * CLIENTS, time.monotonic() + seconds, [0], threading.Lock()
+def count(port, seconds, request, first=0):
+    """Requests answered in `seconds` from CLIENTS keep-alive connections, and the time taken;
+    request(i) -> (method, path, body, status) with i counted up from `first`."""
+    done, stop, counter, lock = [0] * CLIENTS, time.monotonic() + seconds, [first], threading.Lock()
 
     def client(c):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -54,7 +57,36 @@ def rate(port, seconds, request):
         t.start()
     for t in threads:
         t.join()
-    return sum(done) / (time.monotonic() - started)
+    return sum(done), time.monotonic() - started
+
+
+def rate(port, seconds, request):
+    """Requests per second from CLIENTS keep-alive connections; request(i) -> (method, path, body, status)."""
+    done, elapsed = count(port, seconds, request)
+    return done / elapsed
+
+
+def interleaved_rates(sides, seconds, rounds):
+    """Rates of several (port, request) sides, each measured for `seconds` in all, in `rounds`
+    turns taken one side after the other, after a warm-up turn each that is not counted: load that
+    comes and goes on a shared machine then weighs on every side alike, not on whichever ran while
+    it lasted. Returns the rates and, per round, the second side's rate over the first's."""
+    turn = seconds / rounds
+    totals = [[0, 0.0] for _ in sides]
+    issued = [0] * len(sides)
+    per_round = []
+    for round_ in range(rounds + 1):
+        rates = []
+        for s, (port, request) in enumerate(sides):
+            done, elapsed = count(port, turn, request, issued[s])
+            issued[s] += done
+            rates.append(done / elapsed)
+            if round_ > 0:
+                totals[s][0] += done
+                totals[s][1] += elapsed
+        if round_ > 0:
+            per_round.append(rates[1] / rates[0])
+    return [done / elapsed for done, elapsed in totals], per_round
 
 
 def watch_latency(port, watchers):
@@ -121,11 +153,14 @@ def rows(build, smoke):
         servers += [on_etcd, on_sqlite]
 
         value = base64.b64encode(hpa("x" * 12).encode()).decode()
-        puts = rate(etcd_port, seconds, lambda i: ("POST", "/v3/kv/put", json.dumps(
-            {"key": base64.b64encode(f"/bench/raw/{i}".encode()).decode(), "value": value}), 200))
-        creates = rate(etcd_api, seconds, lambda i: ("POST", HPA_PATH, hpa(f"c-{i}"), 201))
+        (puts, creates), per_round = interleaved_rates(
+            [(etcd_port, lambda i: ("POST", "/v3/kv/put", json.dumps(
+                {"key": base64.b64encode(f"/bench/raw/{i}".encode()).decode(), "value": value}), 200)),
+             (etcd_api, lambda i: ("POST", HPA_PATH, hpa(f"c-{i}"), 201))],
+            seconds, CREATE_ROUNDS)
         out.append(("creates through fedhpa on etcd", f"{creates:.0f}/s ({CLIENTS} clients)",
-                    f"raw etcd puts {puts:.0f}/s (same gateway)", f"{creates / puts:.2f}"))
+                    f"raw etcd puts {puts:.0f}/s (same gateway)",
+                    f"{creates / puts:.2f} (rounds {min(per_round):.2f}-{max(per_round):.2f})"))
 
         for port in (etcd_api, sqlite_api):
             connection = http.client.HTTPConnection("127.0.0.1", port)
