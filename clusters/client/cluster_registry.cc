@@ -1,5 +1,7 @@
 #include "clusters/client/cluster_registry.h"
 
+#include <system_error>
+
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -102,13 +104,22 @@ void ClusterRegistry::refresh(const std::string& name) {
   bool changed = false;
   {
     std::lock_guard lock(mutex_);
+    if (config && configFingerprints_[name] != fingerprint) {
+      try {
+        clients_[name] = factory_(*config);
+        configFingerprints_[name] = fingerprint;
+        changed = true;
+      } catch (const std::exception& error) {
+        // An address no client can be built for ("10.0.0.1:6443", no scheme: the Cluster API
+        // takes any non-empty string) leaves the member without a client, like an unreadable
+        // kubeconfig; thrown on, it would end the refresh of every member after this one.
+        FEDHPA_LOG(warning) << "cluster " << name << ": no client for " << config->server << ": " << error.what();
+        config.reset();
+      }
+    }
     if (!config) {
       changed = clients_.erase(name) > 0;
       configFingerprints_.erase(name);
-    } else if (configFingerprints_[name] != fingerprint) {
-      clients_[name] = factory_(*config);
-      configFingerprints_[name] = fingerprint;
-      changed = true;
     }
   }
   if (changed) {
@@ -156,15 +167,24 @@ void ClusterHealthProber::probeSoon() {
 // on a member that stopped answering, and one after another that wait would delay every other
 // member's Ready condition (and, at 50 ms a round trip, make a round of 10 members take 0.5 s).
 void ClusterHealthProber::probeAll() {
+  const auto probeLogged = [this](const std::string& name) {
+    try {
+      probe(name);
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "probing cluster " << name << ": " << error.what();
+    }
+  };
   std::vector<std::thread> probes;
-  for (const auto& name : registry_.names())
-    probes.emplace_back([this, name] {
-      try {
-        probe(name);
-      } catch (const std::exception& error) {
-        FEDHPA_LOG(warning) << "probing cluster " << name << ": " << error.what();
-      }
-    });
+  for (const auto& name : registry_.names()) {
+    try {
+      probes.emplace_back(probeLogged, name);
+    } catch (const std::system_error& error) {
+      // No thread to be had (the process's limit): this member is probed here instead, since the
+      // vector's destruction with joinable threads in it would end the process.
+      FEDHPA_LOG(warning) << "probing cluster " << name << " without a thread of its own: " << error.what();
+      probeLogged(name);
+    }
+  }
   for (auto& thread : probes) thread.join();
 }
 

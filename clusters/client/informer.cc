@@ -146,7 +146,12 @@ std::string Informer::relist() {
   for (const auto& [key, object] : before)
     if (!fresh.count(key)) apply("DELETED", *object);
   for (auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", std::move(object));
-  synced_ = true;
+  {
+    // Set under the mutex that waitForSync checks it under: set between a waiter's check and its
+    // sleep, the notification would find nobody waiting and the waiter would sleep its timeout.
+    std::lock_guard lock(mutex_);
+    synced_ = true;
+  }
   changed_.notify_all();
   lastSeenVersion_ = listedVersion;
   return lastSeenVersion_;

@@ -101,7 +101,8 @@ void ControllerManager::waitForCachesThenRun() {
     return true;
   };
   while (!stopping() && !membersSynced() && time_.monotonicTime() < memberDeadline) {
-    // membersSynced() does the waiting: up to `step` on each informer that has not synced.
+    // membersSynced() does the waiting: up to `step` on the first informer that has not synced
+    // (those before it have), then the next pass looks again from the start.
   }
   if (stopping()) return;
   prober_.start();

@@ -182,6 +182,9 @@ class SecureHandler : public http::Handler {
         if (audit) writeAudit(*audit, record, answered);
       });
     api_->handle(std::move(request), recording);
+    // A namespace's delete is answered before its contents (its RoleBindings among them) are
+    // deleted, on this thread: a request authorized in between reloaded the policy with them.
+    if (changedPolicy) changedPolicy->invalidate();
   }
 
  private:

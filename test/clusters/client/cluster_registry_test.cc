@@ -132,6 +132,23 @@ TEST_F(ClusterRegistryTest, AFrozenMemberDoesNotDelayTheOthersReadyCondition) {
   EXPECT_TRUE(frozenConditions.empty()) << "member2 waited for member1's probe: " << frozenConditions.dump();
 }
 
+// A Cluster whose address no client can be built for (no scheme: the Cluster API takes any
+// non-empty string) is left without a client, with a warning; the members after it in the cache
+// still get theirs.
+TEST_F(ClusterRegistryTest, AMemberWithAnUnusableAddressKeepsNoOtherFromItsClient) {
+  RestConfig unusable, member;
+  unusable.server = "10.0.0.1:6443";
+  member.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  joinCluster(*federation_, "a-unusable", unusable);
+  joinCluster(*federation_, "b-member", member);
+  ClusterRegistry registry(*federation_, factory());
+  registry.start();
+  ASSERT_TRUE(registry.waitForSync(std::chrono::seconds(10)));
+  ASSERT_TRUE(eventually([&] { return registry.client("b-member") != nullptr; }));
+  EXPECT_EQ(registry.client("a-unusable"), nullptr);
+  EXPECT_THAT(registry.names(), ::testing::ElementsAre("b-member"));
+}
+
 TEST_F(ClusterRegistryTest, TheSecretHoldsAFlattenedKubeconfig) {
   RestConfig member;
   member.server = "https://10.0.0.1:6443";

@@ -193,8 +193,18 @@ TEST_F(InformerTest, AWaitForChangeEndsWhenTheCacheTakesAChange) {
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   const std::uint64_t seen = informer.changes();
   EXPECT_FALSE(informer.waitForChange(seen, std::chrono::milliseconds(50)));  // nothing changed
-  client_->create(kHpas, "default", hpa("web", 2));
-  ASSERT_TRUE(informer.waitForChange(seen, std::chrono::seconds(30)));
+  const auto started = std::chrono::steady_clock::now();
+  // Written once the wait below has begun (a change already in the cache when it begins ends it
+  // without a wake-up).
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    client_->create(kHpas, "default", hpa("web", 2));
+  });
+  const bool changed = informer.waitForChange(seen, std::chrono::seconds(60));
+  writer.join();
+  ASSERT_TRUE(changed);
+  // Woken by the change, not by the end of the wait (which would also find the count moved).
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
   EXPECT_GT(informer.changes(), seen);
   EXPECT_TRUE(informer.get("default", "web"));
 }
