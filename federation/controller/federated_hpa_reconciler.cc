@@ -6,6 +6,7 @@
 #include "federation/api/karmada_types.h"
 #include "federation/api/time.h"
 #include "federation/controller/hpa_reconciler.h"
+#include "federation/controller/hpa_status.h"
 
 namespace fedhpa::controller {
 
@@ -45,18 +46,6 @@ bool sameTarget(const json& a, const json& b) {
 
 json condition(const std::string& type, const std::string& status, const std::string& reason, const std::string& message) {
   return {{"type", type}, {"status", status}, {"reason", reason}, {"message", message}};
-}
-
-// `wanted` with each condition's lastTransitionTime kept from `previous` when its status did not change.
-json withTransitionTimes(json wanted, const json& previous, const std::string& now) {
-  for (auto& entry : wanted) {
-    entry["lastTransitionTime"] = now;
-    for (const auto& old : previous)
-      if (old.value("type", "") == entry.value("type", "") && old.value("status", "") == entry.value("status", "") &&
-          old.contains("lastTransitionTime"))
-        entry["lastTransitionTime"] = old["lastTransitionTime"];
-  }
-  return wanted;
 }
 
 }  // namespace
@@ -170,7 +159,8 @@ void FederatedHpaReconciler::writeStatus(const json& federatedHpa, const std::op
     ours.push_back(condition(kIgnoredFieldsCondition, "True", "NoMeaningInFedhpa", message));
     context_.events.record(federatedHpa, "Warning", "KarmadaFieldsIgnored", message);
   }
-  ours = withTransitionTimes(ours, previous.value("conditions", json::array()), api::formatRfc3339(context_.time.systemTime()));
+  for (auto& entry : ours) entry["lastTransitionTime"] = api::formatRfc3339(context_.time.systemTime());
+  keepTransitionTimes(ours, previous.value("conditions", json::array()));
   for (auto& entry : ours) conditions.push_back(entry);
   status["conditions"] = conditions;
   if (status == previous) return;
