@@ -159,7 +159,8 @@ void FederatedHpaReconciler::writeStatus(const json& federatedHpa, const std::op
     ours.push_back(condition(kIgnoredFieldsCondition, "True", "NoMeaningInFedhpa", message));
     context_.events.record(federatedHpa, "Warning", "KarmadaFieldsIgnored", message);
   }
-  for (auto& entry : ours) entry["lastTransitionTime"] = api::formatRfc3339(context_.time.systemTime());
+  const std::string nowText = api::formatRfc3339(context_.time.systemTime());
+  for (auto& entry : ours) entry["lastTransitionTime"] = nowText;
   keepTransitionTimes(ours, previous.value("conditions", json::array()));
   for (auto& entry : ours) conditions.push_back(entry);
   status["conditions"] = conditions;

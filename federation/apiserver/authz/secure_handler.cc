@@ -184,13 +184,17 @@ class SecureHandler : public http::Handler {
     api_->handle(std::move(request), recording);
     // A namespace's delete is answered before its contents (its RoleBindings among them) are
     // deleted, on this thread: a request authorized in between reloaded the policy with them.
-    if (changedPolicy) changedPolicy->invalidate();
+    if (changedPolicy && deletesNamespace(*attributes)) changedPolicy->invalidate();
   }
 
  private:
+  static bool deletesNamespace(const Attributes& a) {
+    return a.resourceRequest && a.apiGroup.empty() && a.resource == "namespaces" && a.verb == "delete";
+  }
+
   static bool changesPolicy(const Attributes& a) {
     if (!a.resourceRequest || !isWrite(a.verb)) return false;
-    return a.apiGroup == kRbacGroup || (a.apiGroup.empty() && a.resource == "namespaces" && a.verb == "delete");
+    return a.apiGroup == kRbacGroup || deletesNamespace(a);
   }
 
   http::Response answer(const http::Request& request, const Attributes& a, const UserIdentity& user) {
