@@ -209,16 +209,13 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   std::vector<partitioner::ClusterState> states;
   for (const auto& local : locals) {
     if (local.foreign || local.member.health == MemberHealth::Released) continue;
-    if (local.unseen) {  // may hold more than the cache shows
-      unread += (unread.empty() ? "" : ", ") + local.member.name;
-      continue;
-    }
-    if (local.member.health == MemberHealth::Unknown) {
+    if (local.unseen || local.member.health == MemberHealth::Unknown) {
       if (local.limits) {
         frozen.min += local.limits->min;
         frozen.max += local.limits->max;
       }
-      if (!local.hpa && !(local.member.hpas && local.member.hpas->hasSynced()))
+      // An unseen member may hold more than the cache shows (a raise whose answer was lost).
+      if (local.unseen || (!local.hpa && !(local.member.hpas && local.member.hpas->hasSynced())))
         unread += (unread.empty() ? "" : ", ") + local.member.name;
       continue;
     }
@@ -302,8 +299,9 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   std::vector<std::optional<partitioner::Limits>> targets(locals.size());
   for (std::size_t i = 0; i < locals.size(); ++i) {
     const MemberHpa& local = locals[i];
-    // Only what the cache can vouch for is written: never a member whose state is not known.
-    if (local.foreign || local.member.health != MemberHealth::Healthy) continue;
+    // Only what the cache can vouch for is written: never a member whose state is not known. An
+    // unseen member is not in the plan, which would otherwise read as "delete its copy".
+    if (local.foreign || local.unseen || local.member.health != MemberHealth::Healthy) continue;
     const auto it = wanted.find(local.member.name);
     targets[i] = it != wanted.end() ? it->second : std::nullopt;
     const auto& target = targets[i];

@@ -17,6 +17,7 @@
 namespace fedhpa::controller {
 namespace {
 
+using testing::Fate;
 using testing::federatedHpa;
 using testing::HpaReconcilerTest;
 using testing::kKey;
@@ -214,6 +215,32 @@ TEST_F(HpaReconcilerTest, AMemberNeverReadSinceStartBlocksRaisesButNotLowerings)
   ASSERT_TRUE(converge());
   const auto raised = allLimits();
   EXPECT_EQ(std::stoi(raised[0].substr(2)) + std::stoi(raised[1].substr(2)) + std::stoi(raised[2].substr(2)), 20);
+}
+
+// A raise whose answer was lost leaves its member unseen until the cache or a read settles it:
+// that member is out of the plan, and a member out of the plan keeps its copy and its share.
+// Written as "not in the plan", it lost its HPA (and, through the target list, its Deployment).
+TEST_F(HpaReconcilerTest, AMemberWhoseRaiseWentUnansweredKeepsItsCopyAndItsShare) {
+  build(2);
+  federation_.put(kHpas, federatedHpa(2, 10));
+  ASSERT_TRUE(converge());
+  const auto placed = allLimits();
+  saturate(members_[0]);
+  idle(members_[1]);
+  refreshCaches();
+  bool first = true;
+  members_[0].client->fateOfNextWrite = [&first] { return std::exchange(first, false) ? Fate::AppliedLater : Fate::Answered; };
+  EXPECT_THROW(reconcile(), clusters::ClientError) << "member1's raise timed out";
+  members_[0].client->dropHeldWrites();  // it never arrived
+  const auto afterLostRaise = allLimits();
+  EXPECT_EQ(afterLostRaise[0], placed[0]);
+  time_.advance(std::chrono::seconds(1));
+  refreshCaches();
+  EXPECT_THROW(reconcile(), clusters::ClientError) << "raises wait until member1 is settled";
+  EXPECT_EQ(allLimits(), afterLostRaise) << "member1 is out of the plan: nothing is written to it, nor given of its share";
+  ASSERT_TRUE(converge());
+  EXPECT_NE(limits(members_[0]), "-");
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
 
 TEST_F(HpaReconcilerTest, AStaleCacheGetsAConflictNotAnOverwrite) {
