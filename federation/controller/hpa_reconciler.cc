@@ -125,14 +125,20 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::readMembers(const json& fed
   for (auto& member : members) {
     MemberHpa local{member, std::nullopt, std::nullopt, "", false, false};
     const bool synced = member.hpas && member.hpas->hasSynced();
-    std::optional<json> cached = member.hpas ? member.hpas->get(ns, name) : std::nullopt;
-    if (cached && !managedByUs(*cached)) cached.reset();
-    const auto unanswered = expectations_.unansweredWrite(member.name, key, cached, context_.time.monotonicTime(),
+    auto readCache = [&]() -> std::optional<json> {
+      std::optional<json> cached = member.hpas ? member.hpas->get(ns, name) : std::nullopt;
+      if (cached && !managedByUs(*cached)) cached.reset();
+      return cached;
+    };
+    const auto unanswered = expectations_.unansweredWrite(member.name, key, readCache(), context_.time.monotonicTime(),
                                                          synced && member.health == MemberHealth::Healthy, kUnansweredWriteWindow);
     const bool unsettled = unanswered == WriteExpectations::Unanswered::Pending ||
                            (unanswered == WriteExpectations::Unanswered::Due && !settleByReading(member, ns, name));
-    if (cached) local.cacheVersion = metaField(*cached, "resourceVersion");
-    local.hpa = expectations_.current(member.name, key, std::move(cached));
+    local.hpa = expectations_.current(member.name, key, [&] {
+      std::optional<json> cached = readCache();
+      if (cached) local.cacheVersion = metaField(*cached, "resourceVersion");
+      return cached;
+    });
     const Refusal refusal = refusalOf(member.name, key, local.hpa.has_value());
     local.foreign = refusal == Refusal::Foreign;
     local.unseen = refusal == Refusal::Unconfirmed || unsettled;
@@ -173,8 +179,14 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
   const std::string name = key.substr(slash + 1);
-  auto fromCache = context_.federatedHpas.get(ns, name);
-  if (!fromCache) {  // gone, and its finalizer did the cleanup
+  // This controller's last write of it, until the cache has caught up with that write.
+  bool gone = false;
+  const auto cached = expectations_.current(kFederationSource, key, [&] {
+    auto fromCache = context_.federatedHpas.get(ns, name);
+    gone = !fromCache;
+    return fromCache;
+  });
+  if (gone) {  // gone, and its finalizer did the cleanup
     // Its member copies are gone or no longer fedhpa's: what finalize expected of them (and
     // anything else expected of the key) would otherwise stay for the life of the process.
     expectations_.forgetKey(key);
@@ -182,8 +194,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     reconciled_.erase(key);
     return;
   }
-  // This controller's last write of it, until the cache has caught up with that write.
-  const auto cached = expectations_.current(kFederationSource, key, std::move(fromCache));
+  if (!cached) return;  // this controller deleted it, and the cache has yet to show that
   auto locals = readMembers(*cached);
   {
     std::lock_guard lock(reconciledMutex_);

@@ -87,9 +87,11 @@ void WriteExpectations::deleted(const std::string& member, const std::string& ke
   entries_[{member, key}] = Entry{std::nullopt, lastVersion, ""};
 }
 
-std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key, std::optional<json> cached) {
+std::optional<json> WriteExpectations::current(const std::string& member, const std::string& key,
+                                               const std::function<std::optional<json>()>& readCache) {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find({member, key});
+  std::optional<json> cached = readCache();
   if (it == entries_.end()) return cached;
   const Entry& entry = it->second;
   bool caughtUp;

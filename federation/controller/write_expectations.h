@@ -54,9 +54,13 @@ class WriteExpectations {
   // The member's object as this controller knows it: the cache's, unless the cache has not yet
   // seen this controller's last write to it (nullopt: there is none). A cache that has shown that
   // write (its watch event came before the write's answer) and shows no copy now has seen the
-  // copy go since: the cache is right. Takes the cache's copy to hand it back without copying it
-  // again.
-  std::optional<clusters::json> current(const std::string& member, const std::string& key, std::optional<clusters::json> cached);
+  // copy go since: the cache is right. `readCache` returns the cache's copy; it is called under
+  // this object's lock, once the expectation is in hand. An informer stores an event before it
+  // calls its handlers, so the echo that dropped an expectation (cacheShows) is in the cache read
+  // after it. A copy read before the lookup could predate an echo that dropped the expectation in
+  // between, and a stale, lower max would be planned from.
+  std::optional<clusters::json> current(const std::string& member, const std::string& key,
+                                        const std::function<std::optional<clusters::json>()>& readCache);
   // A write that could raise what the member holds (a create, a raise) went out and was not
   // answered: the member may have applied it, or may apply it yet. `baseVersion` is the version
   // it was conditional on; for a create, the version of any copy the cache still showed ("" none).

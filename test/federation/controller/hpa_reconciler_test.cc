@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test/federation/controller/hpa_reconciler_fixture.h"
@@ -240,6 +243,63 @@ TEST_F(HpaReconcilerTest, AMemberWhoseRaiseWentUnansweredKeepsItsCopyAndItsShare
   EXPECT_EQ(allLimits(), afterLostRaise) << "member1 is out of the plan: nothing is written to it, nor given of its share";
   ASSERT_TRUE(converge());
   EXPECT_NE(limits(members_[0]), "-");
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+}
+
+// A member's lister that, once armed, lets the informer thread take the echo of the controller's
+// last write (the cache refreshed, then the event handler run) right after a read returned what
+// the cache held before it.
+class EchoAfterReadLister : public clusters::Lister {
+ public:
+  EchoAfterReadLister(std::shared_ptr<clusters::Lister> inner, std::function<void()> echo)
+      : inner_(std::move(inner)), echo_(std::move(echo)) {}
+  bool hasSynced() const override { return inner_->hasSynced(); }
+  std::optional<json> get(const std::string& ns, const std::string& name) const override {
+    auto held = inner_->get(ns, name);
+    if (std::exchange(armed, false))  // on a thread of its own, as an informer's: it may wait for a lock
+      std::async(std::launch::async, echo_).wait_for(std::chrono::seconds(1));
+    return held;
+  }
+  mutable bool armed = false;
+
+ private:
+  std::shared_ptr<clusters::Lister> inner_;
+  std::function<void()> echo_;
+};
+
+class EchoRaceTest : public HpaReconcilerTest {
+ protected:
+  std::vector<Member> members() override {
+    auto out = HpaReconcilerTest::members();
+    if (racing) out[0].hpas = racing;
+    return out;
+  }
+  std::shared_ptr<EchoAfterReadLister> racing;
+};
+
+// The echo of a raise drops the controller's expectation of it. Arriving between the reconcile's
+// read of the cache and its lookup of that expectation, it left the reconcile with the read from
+// before the raise: member1's old, lower max, and the difference was handed to member2 as well.
+TEST_F(EchoRaceTest, AnEchoBetweenTheCacheReadAndTheExpectationLeavesNoStaleMax) {
+  build(2);
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  saturate(members_[0]);
+  idle(members_[1]);
+  refreshCaches();
+  reconcile();  // member2 lowered, member1 raised: both answered, the caches not refreshed
+  saturate(members_[1]);
+  members_[1].hpas->refresh();
+  racing = std::make_shared<EchoAfterReadLister>(members_[0].hpas, [this] {
+    members_[0].hpas->refresh();
+    reconciler_->echoesOwnWrite("member1", *members_[0].api->peek(kHpas, "default", "php-apache"));
+  });
+  racing->armed = true;
+  time_.advance(std::chrono::seconds(30));
+  try {
+    reconcile();
+  } catch (const clusters::ClientError&) {  // a 409 on member1, whose cache the plan did not know
+  }
   EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
 
