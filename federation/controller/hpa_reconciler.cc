@@ -466,6 +466,12 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
       if (mayHoldCopy) waitingFor.push_back(local.member.name);
       continue;
     }
+    // A create or raise went unanswered: the member may yet apply it, and a copy created after the
+    // finalizer went would have no federated HPA to delete it. Its cache or a read settles it.
+    if (local.unseen) {
+      waitingFor.push_back(local.member.name + " (a write not answered)");
+      continue;
+    }
     if (!local.hpa) continue;
     auto client = local.member.client;
     const std::string version = metaField(*local.hpa, "resourceVersion");

@@ -365,6 +365,26 @@ TEST_F(HpaReconcilerTest, DeletionKeepsTheFinalizerWhileAMemberWithACopyIsUnreac
   EXPECT_FALSE(federation_.peek(kHpas, "default", "php-apache")) << "released once every copy is gone";
 }
 
+// A create that timed out may still be applied by its member: the finalizer stays until that is
+// settled, or the copy would outlive its federated HPA with nothing left to delete it.
+TEST_F(HpaReconcilerTest, DeletionWaitsForACreateThatWentUnanswered) {
+  build(2);
+  federation_.put(kHpas, federatedHpa(1, 10));
+  refreshCaches();
+  bool first = true;
+  members_[1].client->fateOfNextWrite = [&first] { return std::exchange(first, false) ? Fate::AppliedLater : Fate::Answered; };
+  EXPECT_THROW(reconcile(), clusters::ClientError) << "member2's create timed out";
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  time_.advance(std::chrono::seconds(3));
+  refreshCaches();
+  EXPECT_THROW(reconcile(), clusters::ClientError) << "deletion waits for member2";
+  EXPECT_TRUE(federation_.peek(kHpas, "default", "php-apache")) << "the finalizer must stay";
+  members_[1].client->applyHeldWrites();  // member2 creates the copy after all
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"-", "-"}));
+  EXPECT_FALSE(federation_.peek(kHpas, "default", "php-apache")) << "released once every copy is gone";
+}
+
 // Deleting a federated HPA expects each member's copy gone; once the HPA itself is gone, nothing
 // of it is kept (a controller that lives long would otherwise grow with every HPA deleted).
 TEST_F(HpaReconcilerTest, ADeletedHpaLeavesNoExpectationsBehind) {
