@@ -2,7 +2,10 @@
 
 #include <deque>
 #include <future>
+#include <system_error>
 #include <thread>
+
+#include "federation/common/logging.h"
 
 namespace fedhpa::controller {
 
@@ -29,7 +32,12 @@ struct CallThreads::State {
   bool stopping = false;
 };
 
-CallThreads::CallThreads(std::chrono::milliseconds idleExit) : state_(std::make_shared<State>()) { state_->idleExit = idleExit; }
+void CallThreads::startDetached(std::function<void()> body) { std::thread(std::move(body)).detach(); }
+
+CallThreads::CallThreads(std::chrono::milliseconds idleExit, ThreadStarter start)
+    : state_(std::make_shared<State>()), start_(std::move(start)) {
+  state_->idleExit = idleExit;
+}
 
 CallThreads::~CallThreads() {
   std::unique_lock lock(state_->mutex);
@@ -49,14 +57,25 @@ std::size_t CallThreads::idle() {
 }
 
 void CallThreads::run(std::function<void()> task) {
-  std::lock_guard lock(state_->mutex);
+  std::unique_lock lock(state_->mutex);
   state_->tasks.push_back(std::move(task));
   if (state_->idle >= state_->tasks.size()) {
     state_->wake.notify_one();
     return;
   }
   ++state_->threads;
-  std::thread([state = state_] { loop(state); }).detach();
+  try {
+    start_([state = state_] { loop(state); });
+    return;
+  } catch (const std::system_error& error) {
+    FEDHPA_LOG(warning) << "no thread for a member call (" << error.what() << "): it runs on the caller's";
+  }
+  // Counted out and taken back (still the last: the lock was held throughout), then run here.
+  --state_->threads;
+  task = std::move(state_->tasks.back());
+  state_->tasks.pop_back();
+  lock.unlock();
+  task();
 }
 
 void CallThreads::loop(const std::shared_ptr<State>& state) {

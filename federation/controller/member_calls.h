@@ -49,10 +49,16 @@ struct MemberCallOutcome {
 // a thread idle for `idleExit` ends. Reusing threads spares a thread start per member call.
 class CallThreads {
  public:
-  explicit CallThreads(std::chrono::milliseconds idleExit = std::chrono::seconds(10));
+  // Starts `body` on a new thread of its own, or throws std::system_error when none can be had.
+  using ThreadStarter = std::function<void(std::function<void()> body)>;
+  static void startDetached(std::function<void()> body);
+
+  explicit CallThreads(std::chrono::milliseconds idleExit = std::chrono::seconds(10), ThreadStarter start = startDetached);
   ~CallThreads();  // waits for the threads to end; what runs finishes first
   CallThreads(const CallThreads&) = delete;
   CallThreads& operator=(const CallThreads&) = delete;
+  // Runs the task on an idle thread or a new one; on the calling thread when no thread can be
+  // started, since a caller may hand out references that must not outlive its call.
   void run(std::function<void()> task);
   std::size_t threads();  // started and not yet ended
   std::size_t idle();     // of those, waiting for a call
@@ -61,6 +67,7 @@ class CallThreads {
   struct State;
   static void loop(const std::shared_ptr<State>& state);
   std::shared_ptr<State> state_;
+  ThreadStarter start_;
 };
 
 class MemberCalls {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <future>
+#include <system_error>
 #include <thread>
 
 #include "test/federation/common/fake_time_source.h"
@@ -135,6 +136,21 @@ TEST(CallThreadsTest, AThreadIdleForLongEnds) {
   ran.get_future().wait();
   for (int i = 0; i < 500 && threads.threads() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(threads.threads(), 0u);
+}
+
+// No thread to be had (the process is at its limit): the call runs on the caller's thread, so that
+// nothing the caller handed out is used after its call returns, and the pool counts no thread that
+// never started (its destructor would wait for that one for ever).
+TEST(CallThreadsTest, ACallForWhichNoThreadCanStartRunsOnTheCallersThread) {
+  std::thread::id ranOn;
+  {
+    CallThreads threads(std::chrono::seconds(10), [](std::function<void()>) {
+      throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread");
+    });
+    threads.run([&ranOn] { ranOn = std::this_thread::get_id(); });
+    EXPECT_EQ(ranOn, std::this_thread::get_id()) << "run() returned before its task ran";
+    EXPECT_EQ(threads.threads(), 0u);
+  }  // the destructor returns: it waits for no thread
 }
 
 }  // namespace
