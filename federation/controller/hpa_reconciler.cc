@@ -306,8 +306,15 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
                                                     std::vector<MemberHpa>& locals, bool raisesAllowed) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;
   for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
-  std::vector<std::size_t> lowering, creating, raising;
+  std::vector<std::size_t> lowering, creating, raising, minLowering;
   std::vector<std::optional<partitioner::Limits>> targets(locals.size());
+  // A lowered max keeps as much of its member's min as it can until the raises are in: the min
+  // that moves to another member is taken from this one only once that one has it, so that the
+  // local minima add up to the federated min between the two writes too.
+  std::vector<std::optional<partitioner::Limits>> afterRaises(locals.size());
+  auto unchanged = [&](const MemberHpa& local, const partitioner::Limits& limits) {
+    return local.hpa && ownedFields(local.hpa->value("spec", json::object())) == ownedFields(localSpec(federated, limits));
+  };
   for (std::size_t i = 0; i < locals.size(); ++i) {
     const MemberHpa& local = locals[i];
     // Only what the cache can vouch for is written: never a member whose state is not known. An
@@ -315,12 +322,19 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
     if (local.foreign || local.unseen || local.member.health != MemberHealth::Healthy) continue;
     const auto it = wanted.find(local.member.name);
     targets[i] = it != wanted.end() ? it->second : std::nullopt;
-    const auto& target = targets[i];
+    auto& target = targets[i];
     if (!target) {
       if (local.hpa) lowering.push_back(i);
-    } else if (local.hpa && ownedFields(local.hpa->value("spec", json::object())) == ownedFields(localSpec(federated, *target))) {
+    } else if (unchanged(local, *target)) {
       continue;  // no-op: nothing fedhpa owns would change
     } else if (local.limits && target->max <= local.limits->max) {
+      const partitioner::Limits keepingMin{std::max(target->min, std::min(local.limits->min, target->max)), target->max};
+      if (keepingMin.min > target->min) {
+        afterRaises[i] = target;
+        minLowering.push_back(i);
+        target = keepingMin;
+        if (unchanged(local, keepingMin)) continue;  // lowered on an earlier pass: only its min is left
+      }
       lowering.push_back(i);
     } else if (!local.hpa) {
       creating.push_back(i);
@@ -398,6 +412,9 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   write(creating, true);
   if (failure) return failure;
   write(raising, true);
+  if (failure) return failure;
+  for (const std::size_t i : minLowering) targets[i] = afterRaises[i];
+  write(minLowering, false);
   return failure;
 }
 

@@ -36,16 +36,20 @@ inline json federatedHpa(long long minReplicas, long long maxReplicas) {
 }
 
 // Every write to a member goes through here: it holds one lock across the write, so it can tell
-// what the write did to the sum of the local maxima over the members that still count (those not
-// released), and it records any write that raised that sum above the federated max.
+// what the write did to the sums of the local maxima and minima over the members that still count
+// (those not released). It records any write that raised the maxima above the federated max
+// (`violations`), and any that lowered the minima below the federated min (`minViolations`).
 struct Observer {
   std::mutex mutex;
   std::function<long long()> federatedMax;
-  // Over the members that count now, or over those that counted when a held write was sent (a
-  // released member that comes back later is not that write's doing).
-  std::function<long long(const std::optional<std::set<std::string>>&)> sumOfCountedMaxima;
+  std::function<long long()> federatedMin;
+  // Of a spec field ("maxReplicas", "minReplicas"), over the members that count now, or over
+  // those that counted when a held write was sent (a released member that comes back later is not
+  // that write's doing).
+  std::function<long long(const char* field, const std::optional<std::set<std::string>>&)> sumOfCounted;
   std::function<std::set<std::string>()> countedMembers;
   std::vector<std::string> violations;
+  std::vector<std::string> minViolations;
   int writes = 0;
 };
 
@@ -113,10 +117,16 @@ class ObservedClient : public clusters::KubeClient {
       throw clusters::ClientError(clusters::ClientError::Kind::ConnectionFailure, 0, "", "timed out (the member applies it later)");
     }
     std::lock_guard lock(observer_.mutex);
-    const long long before = observer_.sumOfCountedMaxima(whenSent.members);
+    const long long before = observer_.sumOfCounted("maxReplicas", whenSent.members);
+    const long long minimaBefore = observer_.sumOfCounted("minReplicas", whenSent.members);
     json result = write();
     ++observer_.writes;
-    const long long after = observer_.sumOfCountedMaxima(whenSent.members);
+    const long long after = observer_.sumOfCounted("maxReplicas", whenSent.members);
+    const long long minimaAfter = observer_.sumOfCounted("minReplicas", whenSent.members);
+    if (minimaAfter < minimaBefore && minimaAfter < observer_.federatedMin())
+      observer_.minViolations.push_back(verb + " on " + member_ + " lowered the sum of local minima from " +
+                                        std::to_string(minimaBefore) + " to " + std::to_string(minimaAfter) +
+                                        " < federated min " + std::to_string(observer_.federatedMin()));
     if (after > before && after > std::max(observer_.federatedMax(), whenSent.federatedMax))
       observer_.violations.push_back(verb + " on " + member_ + " raised the sum of local maxima from " +
                                      std::to_string(before) + " to " + std::to_string(after) + " > federated max " +
@@ -169,12 +179,19 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
         if (member.health != MemberHealth::Released) counted.insert(member.name);
       return counted;
     };
-    observer_.sumOfCountedMaxima = [this](const std::optional<std::set<std::string>>& over) {
+    // A user's edit that raises the min, likewise.
+    observer_.federatedMin = [this] {
+      const auto hpa = federation_.peek(kHpas, "default", "php-apache");
+      const auto cached = federatedHpas_.get("default", "php-apache");
+      const long long now = hpa ? (*hpa)["spec"].value("minReplicas", 1LL) : 0;
+      return std::min(now, cached ? (*cached)["spec"].value("minReplicas", 1LL) : now);
+    };
+    observer_.sumOfCounted = [this](const char* field, const std::optional<std::set<std::string>>& over) {
       const auto counted = over ? *over : observer_.countedMembers();
       long long sum = 0;
       for (const auto& member : members_) {
         if (!counted.count(member.name)) continue;
-        if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) sum += (*hpa)["spec"].value("maxReplicas", 0LL);
+        if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) sum += (*hpa)["spec"].value(field, 0LL);
       }
       return sum;
     };

@@ -172,6 +172,31 @@ TEST_F(HpaReconcilerTest, SaturationMovesMaxFromIdleMembersLoweringsFirst) {
   EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
 
+// Max moves from idle members to a saturated one, and min with it. The min a lowered member gives
+// up is taken from it only once the saturated member holds it: lowered together with the max, it
+// left the local minima short of the federated min until the raise was in (or for as long as a
+// raise that failed left it so).
+TEST_F(HpaReconcilerTest, MinMovesWithoutTheMinimaFallingShortOfTheFederatedMin) {
+  for (const int federatedMin : {2, 4, 6, 8})
+    for (const int count : {2, 3}) {
+      SCOPED_TRACE("federated min " + std::to_string(federatedMin) + ", " + std::to_string(count) + " members");
+      federation_.reset();
+      federatedHpas_.forget();
+      build(count);
+      federation_.put(kHpas, federatedHpa(federatedMin, 10));
+      ASSERT_TRUE(converge());
+      saturate(members_[0]);
+      for (int i = 1; i < count; ++i) idle(members_[i]);
+      ASSERT_TRUE(converge());
+      long long minima = 0;
+      for (const auto& member : members_) minima += (*member.api->peek(kHpas, "default", "php-apache"))["spec"].value("minReplicas", 0LL);
+      EXPECT_GE(minima, federatedMin);
+      EXPECT_TRUE(observer_.minViolations.empty()) << observer_.minViolations.front();
+      EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
+      observer_.minViolations.clear();
+    }
+}
+
 TEST_F(HpaReconcilerTest, AnUnknownMemberKeepsItsShareFrozen) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());
