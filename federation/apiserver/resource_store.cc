@@ -94,7 +94,21 @@ json withResourceVersion(json object, storage::Revision revision) {
   return object;
 }
 
-json decode(const storage::KeyValue& kv) { return withResourceVersion(json::parse(kv.value), kv.modRevision); }
+// A stored value that does not read back as an object (written around this server, or an etcd
+// delete event without its last value) is the server's fault, never the client's: a 500
+// InternalError Status, as kube-apiserver answers an object it cannot decode.
+json decode(const storage::KeyValue& kv) {
+  const std::string what = "unable to decode " + kv.key + " at revision " + std::to_string(kv.modRevision);
+  json object;
+  try {
+    object = json::parse(kv.value);
+  } catch (const json::exception& error) {
+    throw api::ApiError::internal(what + ": " + error.what());
+  }
+  if (!object.is_object() || (object.contains("metadata") && !object["metadata"].is_object()))
+    throw api::ApiError::internal(what + ": the stored value is not an object with object metadata");
+  return withResourceVersion(std::move(object), kv.modRevision);
+}
 
 }  // namespace
 

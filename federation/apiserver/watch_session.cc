@@ -2,6 +2,7 @@
 
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
+#include "federation/common/logging.h"
 
 namespace fedhpa::apiserver {
 
@@ -50,9 +51,12 @@ std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchPar
       session->subscribe(after);
     }
   } catch (const api::ApiError& error) {
-    if (error.code() != 410) throw;
-    session->sendError(error);
-    session->stream_->close();
+    // The stream is open (its 200 sent): an error reading the store reaches the client as an
+    // ERROR event, as kube-apiserver ends a watch.
+    if (error.code() != 410 && error.code() < 500) throw;
+    session->endWithError(error);
+  } catch (const std::exception& error) {
+    session->endWithError(api::ApiError::internal(error.what()));
   }
   return session;
 }
@@ -64,7 +68,32 @@ void WatchSession::subscribe(storage::Revision afterRevision) {
   });
 }
 
+// Runs on a storage delivery thread, where nothing may be thrown: an event that cannot be decoded
+// or served ends this watch alone with an ERROR event (kube-apiserver's InternalError Status).
 void WatchSession::onStoreEvent(const StoreWatchEvent& event) {
+  if (endedWithError_ || stream_->closed()) return;  // nothing after its ERROR event
+  try {
+    deliver(event);
+  } catch (const api::ApiError& error) {
+    endWithError(error);
+  } catch (const std::exception& error) {
+    endWithError(api::ApiError::internal(error.what()));
+  }
+}
+
+void WatchSession::endWithError(const api::ApiError& error) {
+  if (error.code() >= 500)
+    FEDHPA_LOG(error) << "ending a watch of " << store_.type().names().resource << ": " << error.what();
+  endedWithError_ = true;
+  try {
+    sendError(error);
+  } catch (const std::exception&) {
+    // Nothing more can be told to this client: the stream still ends.
+  }
+  stream_->close();
+}
+
+void WatchSession::deliver(const StoreWatchEvent& event) {
   // An object that stops (or starts) matching the selectors leaves (or enters) the watch, as
   // kube-apiserver's filtered watches report it.
   const bool nowMatches = event.type != WatchEventType::Deleted && matches(params_, event.object);

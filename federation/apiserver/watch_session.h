@@ -3,6 +3,7 @@
 // response. Ends on the client's disconnect, on timeoutSeconds, or when the server stops.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <list>
@@ -47,6 +48,8 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
  private:
   void subscribe(storage::Revision afterRevision);
   void onStoreEvent(const StoreWatchEvent& event);
+  void deliver(const StoreWatchEvent& event);
+  void endWithError(const api::ApiError& error);
   void send(const std::string& type, const StoredObject& object);
   void sendError(const api::ApiError& error);
   void write(const nlohmann::json& event);
@@ -59,6 +62,8 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   std::mutex mutex_;
   std::string lastResourceVersion_;
   bool columnsSent_ = false;
+  // Set before the ERROR event is sent: the stream closes asynchronously, and no event may follow it.
+  std::atomic<bool> endedWithError_ = false;
   std::unique_ptr<storage::Watch> subscription_;
 };
 

@@ -27,13 +27,14 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
 
   const std::string& prefix() const { return prefix_; }
 
-  // False once the watcher is closed: cancelled, or fallen behind by more than its limit now.
+  // False once the watcher is closed: cancelled, fallen behind by more than its limit now, or its
+  // callback failed.
   bool enqueue(const SharedEvent& event) {
     std::lock_guard lock(mutex_);
-    if (cancelled_ || fellBehind_) return false;
+    if (cancelled_ || closed_) return false;
     if (event->kv.modRevision <= after_) return true;  // it started after this one
     if (queue_.size() >= limit_) {
-      fellBehind_ = true;
+      closed_ = true;
       queue_.clear();
       FEDHPA_LOG(warning) << "watch cache: closing a watcher of " << prefix_ << " that fell " << limit_
                           << " events behind";
@@ -49,13 +50,13 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
 
   void close() {
     std::lock_guard lock(mutex_);
-    fellBehind_ = true;
+    closed_ = true;
     queue_.clear();
   }
 
   bool closed() {
     std::lock_guard lock(mutex_);
-    return fellBehind_;
+    return closed_;
   }
 
   // No callback runs after this returns, unless it is called from the callback itself.
@@ -74,12 +75,32 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
       queue_.pop_front();
       delivering_ = std::this_thread::get_id();
       lock.unlock();
-      callback_(*event);
+      const bool delivered = deliver(*event);
       lock.lock();
       delivering_ = std::thread::id();
       idle_.notify_all();
+      if (!delivered) {
+        // Its next events would follow a gap: the watch ends, as one that fell behind.
+        closed_ = true;
+        queue_.clear();
+      }
     }
     scheduled_ = false;
+  }
+
+  // False when the callback threw: out of a pool thread, that would end the whole process.
+  bool deliver(const WatchEvent& event) {
+    try {
+      callback_(event);
+      return true;
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "watch cache: closing a watcher of " << prefix_ << " whose callback failed at revision "
+                        << event.kv.modRevision << ": " << error.what();
+    } catch (...) {
+      FEDHPA_LOG(error) << "watch cache: closing a watcher of " << prefix_ << " whose callback failed at revision "
+                        << event.kv.modRevision;
+    }
+    return false;
   }
 
   const std::string prefix_;
@@ -92,7 +113,7 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
   std::deque<SharedEvent> queue_;
   bool scheduled_ = false;
   bool cancelled_ = false;
-  bool fellBehind_ = false;
+  bool closed_ = false;
   std::thread::id delivering_;
 };
 
@@ -124,7 +145,8 @@ class Cacher::CacheWatch final : public Watch {
     std::lock_guard lock(resource_.mutex);
     resource_.watchers.remove(watcher_);
   }
-  // Fallen behind, or the cache's own backend watch ended (it lists again on its next use).
+  // Fallen behind, its callback failed, or the cache's own backend watch ended (it lists again on
+  // its next use).
   bool ended() const override { return watcher_->closed() || backendWatch_->ended(); }
 
  private:

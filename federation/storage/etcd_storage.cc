@@ -117,7 +117,8 @@ class EtcdWatch : public Watch {
     return shared.stopped;
   }
 
-  // Delivers one message's events; false when the watch must not go on (stopped or cancelled).
+  // Delivers one message's events; false when the watch must not go on (stopped, cancelled, or its
+  // callback failed).
   static bool deliver(Shared& shared, const Target& target, const json& result, Revision& last,
                       const WatchCallback& onEvent) {
     if (result.value("canceled", false)) {
@@ -149,10 +150,29 @@ class EtcdWatch : public Watch {
       }
       if (event.kv.modRevision <= last) continue;  // already delivered before a reconnect
       if (stopped(shared)) return false;
-      onEvent(event);
+      if (!handOver(target, event, onEvent)) {
+        // Reopening would deliver the same event again: the watch ends instead.
+        shared.ended = true;
+        return false;
+      }
       last = event.kv.modRevision;
     }
     return true;
+  }
+
+  // False when the callback threw: out of this thread, that would end the whole process.
+  static bool handOver(const Target& target, const WatchEvent& event, const WatchCallback& onEvent) {
+    try {
+      onEvent(event);
+      return true;
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "etcd watch on " << target.key << ": ending it, its callback failed at revision "
+                        << event.kv.modRevision << ": " << error.what();
+    } catch (...) {
+      FEDHPA_LOG(error) << "etcd watch on " << target.key << ": ending it, its callback failed at revision "
+                        << event.kv.modRevision;
+    }
+    return false;
   }
 
   static void run(Shared& shared, const Target& target, Revision last, const WatchCallback& onEvent) {

@@ -8,7 +8,10 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
+
+#include "federation/common/logging.h"
 
 namespace fedhpa::storage {
 
@@ -408,17 +411,39 @@ class SqliteStorage::Impl {
         inFlight_ = id;
         WatchCallback callback = it->second.callback;
         lock.unlock();
-        callback(delivery.event);
+        const bool delivered = deliver(callback, delivery.event, id);
         lock.lock();
         inFlight_.reset();
+        if (!delivered && watchers_.erase(id)) failedWatchers_.insert(id);
         callbackDone_.notify_all();
       }
     }
   }
 
+  // False when the callback threw: out of the dispatcher thread, that would end the whole process.
+  static bool deliver(const WatchCallback& callback, const WatchEvent& event, std::uint64_t id) {
+    try {
+      callback(event);
+      return true;
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(error) << "sqlite: ending watch " << id << " whose callback failed at revision "
+                        << event.kv.modRevision << ": " << error.what();
+    } catch (...) {
+      FEDHPA_LOG(error) << "sqlite: ending watch " << id << " whose callback failed at revision "
+                        << event.kv.modRevision;
+    }
+    return false;
+  }
+
+  bool failed(std::uint64_t id) {
+    std::lock_guard lock(queueMutex_);
+    return failedWatchers_.count(id) > 0;
+  }
+
   void cancel(std::uint64_t id) {
     std::unique_lock lock(queueMutex_);
     watchers_.erase(id);
+    failedWatchers_.erase(id);
     if (std::this_thread::get_id() == dispatcher_.get_id()) return;  // cancelled from its own callback
     callbackDone_.wait(lock, [&] { return inFlight_ != id; });
   }
@@ -440,6 +465,7 @@ class SqliteStorage::Impl {
   std::condition_variable callbackDone_;
   std::deque<Delivery> queue_;
   std::map<std::uint64_t, Watcher> watchers_;
+  std::set<std::uint64_t> failedWatchers_;  // taken out of watchers_ when their callback threw
   std::optional<std::uint64_t> inFlight_;
   std::uint64_t nextWatcherId_ = 1;
   bool stopping_ = false;
@@ -450,6 +476,7 @@ class SqliteWatch : public Watch {
  public:
   SqliteWatch(SqliteStorage::Impl& impl, std::uint64_t id) : impl_(impl), id_(id) {}
   ~SqliteWatch() override { impl_.cancel(id_); }
+  bool ended() const override { return impl_.failed(id_); }
 
  private:
   SqliteStorage::Impl& impl_;

@@ -149,6 +149,8 @@ class Storage {
   // Calls onEvent, in revision order, for every change to keys under prefix with revision >
   // afterRevision: first the kept history, then live changes. Throws Expired when afterRevision is
   // older than the kept history. Callbacks run on a thread of the backend's; they must be quick.
+  // A callback that throws ends its own watch (no more events, ended() true) and nothing else:
+  // the exception is logged, never let out of the delivery thread, and every other watch goes on.
   virtual std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) = 0;
 
   virtual Revision currentRevision() = 0;

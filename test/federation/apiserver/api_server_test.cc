@@ -19,6 +19,7 @@ using testing::WatchConnection;
 using ::testing::HasSubstr;
 
 constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+constexpr const char* kHpaKeys = "/autoscaling/horizontalpodautoscalers/default/";  // their storage keys
 constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
 constexpr const char* kTableAccept =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
@@ -37,18 +38,24 @@ json hpaV2(const std::string& name, int maxReplicas) {
 
 class ApiServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { startServer(true); }
+  void TearDown() override { server_->stop(); }
+
+  // withWatchCache false: --watch-cache=false, the storage's own watches serve the clients.
+  void startServer(bool withWatchCache) {
+    if (server_) server_->stop();
     storage::SqliteOptions storageOptions;
     storageOptions.historyLimit = 50;
     ApiServerOptions options;
     options.http.port = 0;
     options.http.maxRequestBodyBytes = 64 * 1024;
     options.watchCache->limits.historySize = storageOptions.historyLimit;  // the watch cache's window: as short
-    server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory(storageOptions),
-                                          api::federationResources(), options);
+    if (!withWatchCache) options.watchCache.reset();
+    auto storage = storage::SqliteStorage::openInMemory(storageOptions);
+    storage_ = storage.get();
+    server_ = std::make_unique<ApiServer>(std::move(storage), api::federationResources(), options);
     port_ = server_->start();
   }
-  void TearDown() override { server_->stop(); }
 
   json create(const json& hpa) {
     const auto reply = call(port_, "POST", kHpas, hpa.dump());
@@ -56,7 +63,45 @@ class ApiServerTest : public ::testing::Test {
     return reply.json();
   }
 
+  // A value written straight to storage, around the API server: no object it ever wrote.
+  void expectAnUndecodableObjectEndsOnlyTheWatchesThatMeetIt() {
+    const std::string rv = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+    WatchConnection meetsIt(port_, std::string(kHpas) + "?watch=true&resourceVersion=" + rv);
+    ASSERT_EQ(meetsIt.status(), 200);
+    const storage::KeyValue bad = storage_->create(std::string(kHpaKeys) + "bad", "not json{");
+    storage_->create(std::string(kHpaKeys) + "not-an-object", "[1,2]");
+
+    const auto error = meetsIt.next();
+    ASSERT_TRUE(error);
+    EXPECT_EQ((*error)["type"], "ERROR");
+    EXPECT_EQ((*error)["object"]["kind"], "Status");
+    EXPECT_EQ((*error)["object"]["code"], 500);
+    EXPECT_EQ((*error)["object"]["reason"], "InternalError");
+    EXPECT_THAT((*error)["object"]["message"].get<std::string>(), HasSubstr("unable to decode"));
+    EXPECT_FALSE(meetsIt.next()) << "the stream ends after its ERROR event";
+
+    for (const std::string name : {"bad", "not-an-object"}) {
+      const auto get = call(port_, "GET", std::string(kHpas) + "/" + name);
+      EXPECT_EQ(get.status, 500) << name;
+      EXPECT_EQ(get.json()["reason"], "InternalError") << name;
+    }
+    const auto list = call(port_, "GET", kHpas);
+    EXPECT_EQ(list.status, 500);
+    EXPECT_EQ(list.json()["reason"], "InternalError");
+
+    WatchConnection later(port_, std::string(kHpas) + "?watch=true&resourceVersion=" +
+                                     std::to_string(bad.modRevision + 1));
+    ASSERT_EQ(later.status(), 200);
+    create(hpaV2("good", 3));
+    const auto added = later.next();
+    ASSERT_TRUE(added) << "the server and a watch after the bad value go on";
+    EXPECT_EQ((*added)["type"], "ADDED");
+    EXPECT_EQ((*added)["object"]["metadata"]["name"], "good");
+    EXPECT_EQ(call(port_, "GET", std::string(kHpas) + "/good").status, 200);
+  }
+
   std::unique_ptr<ApiServer> server_;
+  storage::Storage* storage_ = nullptr;  // owned by server_
   std::uint16_t port_ = 0;
 };
 
@@ -213,6 +258,15 @@ TEST_F(ApiServerTest, WatchFromACompactedRevisionIsExpired) {
   EXPECT_EQ((*error)["type"], "ERROR");
   EXPECT_EQ((*error)["object"]["code"], 410);
   EXPECT_EQ((*error)["object"]["reason"], "Expired");
+}
+
+TEST_F(ApiServerTest, AnUndecodableStoredObjectEndsTheWatchesThatMeetItWithAnError) {
+  expectAnUndecodableObjectEndsOnlyTheWatchesThatMeetIt();
+}
+
+TEST_F(ApiServerTest, AnUndecodableStoredObjectEndsTheWatchesThatMeetItWithoutTheWatchCache) {
+  startServer(false);
+  expectAnUndecodableObjectEndsOnlyTheWatchesThatMeetIt();
 }
 
 TEST_F(ApiServerTest, TwoHundredWatchersWhileRequestsAreServed) {

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "federation/storage/sqlite_storage.h"
 #include "test/federation/common/fake_time_source.h"
@@ -177,6 +178,30 @@ TEST_F(CacherTest, AWatcherThatFallsBehindIsClosedAndTheOthersGoOn) {
   EventCounter resumed;
   auto again = cacher->watch("/r/", slowLast, resumed.callback());
   EXPECT_EQ(resumed.waitFor(20).size(), 20u) << "it resumes from the last event it saw";
+}
+
+TEST_F(CacherTest, AWatcherWhoseCallbackThrowsIsClosedAndTheOthersGoOn) {
+  auto cacher = makeCacher();
+  const Revision start = cacher->currentRevision();
+  std::atomic<int> failingCalls{0};
+  auto failing = cacher->watch("/r/", start, [&](const WatchEvent&) {
+    ++failingCalls;
+    throw std::runtime_error("an event its watcher cannot decode");
+  });
+  EventCounter healthy;
+  auto healthyWatch = cacher->watch("/r/", start, healthy.callback());
+  cacher->create("/r/a", "v");
+  cacher->create("/r/b", "v");
+  EXPECT_EQ(healthy.waitFor(2).size(), 2u) << "the process and the other watcher go on";
+  // Each watcher drains on its own: the failing one may be a moment behind the healthy one.
+  for (int i = 0; i < 100 && !failing->ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(failing->ended());
+  EXPECT_FALSE(healthyWatch->ended());
+  cacher->create("/r/c", "v");
+  EXPECT_EQ(healthy.waitFor(3).size(), 3u);
+  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 3u) << "the cache keeps serving";
+  failing.reset();
+  EXPECT_EQ(failingCalls, 1) << "nothing more is delivered after the failure";
 }
 
 TEST_F(CacherTest, AWatchBeforeTheWindowIsExpired) {
