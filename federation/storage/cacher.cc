@@ -75,7 +75,7 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
       queue_.pop_front();
       delivering_ = std::this_thread::get_id();
       lock.unlock();
-      const bool delivered = deliver(*event);
+      const bool delivered = deliverToWatch(callback_, *event, "watch cache: a watcher of " + prefix_);
       lock.lock();
       delivering_ = std::thread::id();
       idle_.notify_all();
@@ -86,21 +86,6 @@ class Cacher::Watcher : public std::enable_shared_from_this<Watcher> {
       }
     }
     scheduled_ = false;
-  }
-
-  // False when the callback threw: out of a pool thread, that would end the whole process.
-  bool deliver(const WatchEvent& event) {
-    try {
-      callback_(event);
-      return true;
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(error) << "watch cache: closing a watcher of " << prefix_ << " whose callback failed at revision "
-                        << event.kv.modRevision << ": " << error.what();
-    } catch (...) {
-      FEDHPA_LOG(error) << "watch cache: closing a watcher of " << prefix_ << " whose callback failed at revision "
-                        << event.kv.modRevision;
-    }
-    return false;
   }
 
   const std::string prefix_;

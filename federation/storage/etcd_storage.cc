@@ -150,7 +150,7 @@ class EtcdWatch : public Watch {
       }
       if (event.kv.modRevision <= last) continue;  // already delivered before a reconnect
       if (stopped(shared)) return false;
-      if (!handOver(target, event, onEvent)) {
+      if (!deliverToWatch(onEvent, event, "etcd watch on " + target.key)) {
         // Reopening would deliver the same event again: the watch ends instead.
         shared.ended = true;
         return false;
@@ -158,21 +158,6 @@ class EtcdWatch : public Watch {
       last = event.kv.modRevision;
     }
     return true;
-  }
-
-  // False when the callback threw: out of this thread, that would end the whole process.
-  static bool handOver(const Target& target, const WatchEvent& event, const WatchCallback& onEvent) {
-    try {
-      onEvent(event);
-      return true;
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(error) << "etcd watch on " << target.key << ": ending it, its callback failed at revision "
-                        << event.kv.modRevision << ": " << error.what();
-    } catch (...) {
-      FEDHPA_LOG(error) << "etcd watch on " << target.key << ": ending it, its callback failed at revision "
-                        << event.kv.modRevision;
-    }
-    return false;
   }
 
   static void run(Shared& shared, const Target& target, Revision last, const WatchCallback& onEvent) {

@@ -11,8 +11,6 @@
 #include <set>
 #include <thread>
 
-#include "federation/common/logging.h"
-
 namespace fedhpa::storage {
 
 namespace {
@@ -411,28 +409,13 @@ class SqliteStorage::Impl {
         inFlight_ = id;
         WatchCallback callback = it->second.callback;
         lock.unlock();
-        const bool delivered = deliver(callback, delivery.event, id);
+        const bool delivered = deliverToWatch(callback, delivery.event, "sqlite watch " + std::to_string(id));
         lock.lock();
         inFlight_.reset();
         if (!delivered && watchers_.erase(id)) failedWatchers_.insert(id);
         callbackDone_.notify_all();
       }
     }
-  }
-
-  // False when the callback threw: out of the dispatcher thread, that would end the whole process.
-  static bool deliver(const WatchCallback& callback, const WatchEvent& event, std::uint64_t id) {
-    try {
-      callback(event);
-      return true;
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(error) << "sqlite: ending watch " << id << " whose callback failed at revision "
-                        << event.kv.modRevision << ": " << error.what();
-    } catch (...) {
-      FEDHPA_LOG(error) << "sqlite: ending watch " << id << " whose callback failed at revision "
-                        << event.kv.modRevision;
-    }
-    return false;
   }
 
   bool failed(std::uint64_t id) {

@@ -117,6 +117,10 @@ class Watch {
 
 using WatchCallback = std::function<void(const WatchEvent&)>;
 
+// Runs a watch's callback on a backend's delivery thread: false, with the error logged under
+// `watch`'s name, when it threw. Let out of that thread, the exception would end the process.
+bool deliverToWatch(const WatchCallback& onEvent, const WatchEvent& event, const std::string& watch);
+
 class Storage {
  public:
   virtual ~Storage() = default;
