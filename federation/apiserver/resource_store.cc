@@ -264,6 +264,7 @@ std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
     options.atRevision = point.revision;
     options.startAfterKey = point.startAfterKey;
   }
+  if (request.exactRevision) options.atRevision = *request.exactRevision;
   ListPage page;
   std::size_t count = 0;
   try {
@@ -273,6 +274,13 @@ std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
       std::optional<storage::ListResult> read = fromMemoryOnly ? storage_.listFromMemory(options) : storage_.list(options);
       if (!read) return std::nullopt;
       storage::ListResult& result = *read;
+      if (!options.atRevision && request.notOlderThan && result.revision < *request.notOlderThan) {
+        // A cache behind a write made through another API server: the list as of that write, from
+        // a snapshot or the storage, as kube's cacher waits until it has reached it.
+        if (fromMemoryOnly) return std::nullopt;
+        options.atRevision = *request.notOlderThan;
+        continue;
+      }
       options.atRevision = result.revision;
       if (!result.items.empty()) options.startAfterKey = result.items.back()->key;
       for (auto& kv : result.items) {
@@ -289,6 +297,8 @@ std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
       }
     }
   } catch (const StorageError& error) {
+    if (error.code() == StorageError::Code::Expired && request.continueToken.empty())
+      throw api::ApiError::expired("The resourceVersion for the provided list is too old.");
     if (error.code() == StorageError::Code::Expired)
       throw api::ApiError::expired(
           "The provided continue parameter is too old to display a consistent list result. You can start a new "

@@ -39,6 +39,10 @@ struct ListRequest {
   std::function<bool(const json&)> filter;  // label and field selectors; empty = everything
   std::optional<std::size_t> limit;
   std::string continueToken;
+  // resourceVersion=X with resourceVersionMatch=Exact: the list as it was at X (410 once X is
+  // compacted). With NotOlderThan (or no match, X > 0): a list at X or later. Neither: the latest.
+  std::optional<storage::Revision> exactRevision = std::nullopt;
+  std::optional<storage::Revision> notOlderThan = std::nullopt;
 };
 
 // One stored version of an object, as the store hands it to readers. Its decoded (internal) form

@@ -305,6 +305,9 @@ void validateListOptions(const RestHandler::Call& call, bool watch) {
     }
   }
   if (!causes.empty()) throw api::ApiError::invalid("meta.k8s.io", "ListOptions", "", causes);
+  // A continue token carries the revision its list was read at.
+  if (!watch && continuing && !rv.empty() && rv != "0")
+    throw api::ApiError::badRequest("specifying resource version is not allowed when using continue");
   // A list at a revision this server has not reached: kube-apiserver waits up to 3 s for it, then
   // answers this; nothing here can bring a revision closer, so the answer comes at once.
   if (!watch && !rv.empty() && std::stoll(rv) > 0 && std::stoll(rv) > call.store.currentRevision())
@@ -315,7 +318,13 @@ void validateListOptions(const RestHandler::Call& call, bool watch) {
 }
 
 ListRequest listRequestOf(const RestHandler::Call& call, std::function<bool(const json&)> filter) {
-  return {call.info.namespaceName, std::move(filter), limitOf(call.request), call.request.queryParam("continue").value_or("")};
+  ListRequest request{call.info.namespaceName, std::move(filter), limitOf(call.request),
+                      call.request.queryParam("continue").value_or("")};
+  const std::string rv = call.request.queryParam("resourceVersion").value_or("");
+  if (rv.empty() || rv == "0") return request;  // the latest the cache has (checked as ListOptions before)
+  if (call.request.queryParam("resourceVersionMatch").value_or("") == "Exact") request.exactRevision = std::stoll(rv);
+  else request.notOlderThan = std::stoll(rv);
+  return request;
 }
 
 json listMetadataOf(const ListPage& page) {

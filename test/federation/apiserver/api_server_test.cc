@@ -215,6 +215,41 @@ TEST_F(ApiServerTest, PatchesOfEveryKindAndNoOpKeepsVersion) {
   EXPECT_EQ(patch("application/merge-patch+json", R"({"spec":{"maxReplicas":0}})").status, 422);
 }
 
+// resourceVersion on a LIST, as kube-apiserver reads it: Exact lists the objects as they were at
+// that revision (410 once it is compacted away), NotOlderThan the latest state; a continue token
+// carries its own revision, so a resourceVersion beside it is a 400.
+TEST_F(ApiServerTest, ListsHonourResourceVersionMatch) {
+  const std::string atFirst = create(hpaV2("a", 3))["metadata"]["resourceVersion"];
+  create(hpaV2("b", 3));
+  create(hpaV2("c", 3));
+  const auto names = [](const json& list) {
+    std::vector<std::string> out;
+    for (const auto& item : list["items"]) out.push_back(item["metadata"]["name"]);
+    return out;
+  };
+  const auto exact = call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=Exact&resourceVersion=" + atFirst);
+  ASSERT_EQ(exact.status, 200) << exact.body;
+  EXPECT_EQ(names(exact.json()), std::vector<std::string>{"a"});
+  EXPECT_EQ(exact.json()["metadata"]["resourceVersion"], atFirst);
+  const auto notOlder = call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=NotOlderThan&resourceVersion=" + atFirst);
+  EXPECT_EQ(names(notOlder.json()), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(names(call(port_, "GET", std::string(kHpas) + "?resourceVersion=" + atFirst).json()),
+            (std::vector<std::string>{"a", "b", "c"}));
+
+  const std::string token = call(port_, "GET", std::string(kHpas) + "?limit=1").json()["metadata"]["continue"];
+  const auto both = call(port_, "GET", std::string(kHpas) + "?limit=1&continue=" + token + "&resourceVersion=" + atFirst);
+  EXPECT_EQ(both.status, 400);
+  EXPECT_EQ(both.json()["message"], "specifying resource version is not allowed when using continue");
+
+  for (int i = 0; i < 60; ++i)  // past the 50 revisions of history this server keeps
+    call(port_, "PATCH", std::string(kHpas) + "/b", json{{"spec", {{"maxReplicas", 4 + i % 2}}}}.dump(),
+         {{"Content-Type", "application/merge-patch+json"}});
+  const auto compacted = call(port_, "GET", std::string(kHpas) + "?resourceVersionMatch=Exact&resourceVersion=" + atFirst);
+  EXPECT_EQ(compacted.status, 410);
+  EXPECT_EQ(compacted.json()["reason"], "Expired");
+  EXPECT_EQ(compacted.json()["message"], "The resourceVersion for the provided list is too old.");
+}
+
 TEST_F(ApiServerTest, WatchDeliversEventsAndResumes) {
   const json first = create(hpaV2("w", 3));
   WatchConnection watch(port_, std::string(kHpas) + "?watch=true&resourceVersion=" +
