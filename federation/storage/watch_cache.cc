@@ -84,7 +84,12 @@ std::optional<std::vector<SharedEvent>> WatchCache::eventsAfter(Revision after, 
 }
 
 void WatchCache::keepSnapshot() {
-  if (snapshots_.contains(revision_)) return;
+  // A new first page at the same revision: its continue pages get the whole age too. The latest
+  // revision's snapshot is the last kept, so they stay in the order they are forgotten in.
+  if (const auto kept = snapshots_.find(revision_); kept != snapshots_.end()) {
+    kept->second.taken = time_.monotonicTime();
+    return;
+  }
   Snapshot snapshot{time_.monotonicTime(), {}};
   snapshot.items.reserve(current_.size());
   for (const auto& [key, item] : current_) snapshot.items.push_back(item);

@@ -116,6 +116,18 @@ TEST_F(WatchCacheTest, SnapshotsAreForgottenByAgeAndCount) {
   EXPECT_FALSE(cache.list({"/r/", 3, {}, ""})) << "a revision the cache never held";
 }
 
+// A list's first page taken again at a revision a snapshot is already kept for (nothing written
+// since): its continue pages have the history's whole age from then, not from the older page.
+TEST_F(WatchCacheTest, AFirstPageAtAKeptRevisionRenewsItsSnapshot) {
+  WatchCache cache = makeCache({.historySize = 100, .historyAge = std::chrono::seconds(60), .snapshotsKept = 4});
+  const Revision revision = cache.list({"/r/", {}, 1, ""})->revision;
+  time_.advance(std::chrono::seconds(50));
+  ASSERT_EQ(cache.list({"/r/", {}, 1, ""})->revision, revision);
+  cache.apply(next("/r/c", "c"));
+  time_.advance(std::chrono::seconds(20));
+  EXPECT_TRUE(cache.list({"/r/", revision, 1, "/r/b"})) << "the second first page is 20 s old, not 70";
+}
+
 TEST_F(WatchCacheTest, AValueSharesItsDerivedFormsWithEveryReaderUntilTheKeyChanges) {
   WatchCache cache = makeCache({});
   const auto formsOf = [&](const std::string& key) {
