@@ -140,13 +140,31 @@ json applyMergePatch(const json& original, const json& patch) {
   return result;
 }
 
-json applyJsonPatch(const json& original, const json& patch) {
+json applyJsonPatch(const json& original, const json& patch, std::size_t maxCopyBytes) {
   if (!patch.is_array()) throw PatchError("json patch must be a list of operations");
+  // One operation at a time, so that what each copy adds is counted before it is made: a short
+  // patch of copies of an object into itself doubles the object each time (evanphx/json-patch's
+  // AccumulatedCopySizeLimit, which kube-apiserver sets to JSONPatchMaxCopyBytes).
+  json result = original;
+  std::size_t copiedBytes = 0;
   try {
-    return original.patch(patch);
+    for (const json& operation : patch) {
+      const bool isCopy = operation.is_object() && operation.value("op", json()) == "copy" &&
+                          operation.contains("from") && operation["from"].is_string();
+      if (isCopy) {
+        const json::json_pointer from(operation["from"].get<std::string>());
+        // A "from" that does not exist is left to patch_inplace, which names it.
+        if (result.contains(from)) copiedBytes += result.at(from).dump().size();
+        if (copiedBytes > maxCopyBytes)
+          throw PatchError("Unable to complete the copy, the accumulated size increase of copy is " +
+                           std::to_string(copiedBytes) + ", exceeding the limit " + std::to_string(maxCopyBytes));
+      }
+      result.patch_inplace(json::array({operation}));
+    }
   } catch (const json::exception& error) {
     throw PatchError(std::string("the json patch could not be applied: ") + error.what());
   }
+  return result;
 }
 
 json applyStrategicMergePatch(const json& original, const json& patch, const PatchMeta& meta) {

@@ -486,6 +486,27 @@ TEST_P(HostileInputTest, WhatAnUpdateMayNotChange) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, JsonPatchCopiesAreBoundedInWhatTheyAddAsKubeBoundsThem) {
+  const json created = post(kHpas, hpa("bomb").dump()).json();
+  const std::string item = std::string(kHpas) + "/bomb";
+  // Each copy of metadata into its own annotations doubles it: 22 of them would be gigabytes.
+  json bomb = json::array({{{"op", "add"}, {"path", "/metadata/annotations"}, {"value", json::object()}}});
+  for (int i = 0; i < 22; ++i)
+    bomb.push_back({{"op", "copy"}, {"from", "/metadata"}, {"path", "/metadata/annotations/k" + std::to_string(i)}});
+  const auto refused = patch(item, "application/json-patch+json", bomb.dump());
+  expectStatus(refused, 422);
+  EXPECT_THAT(refused.body, HasSubstr("the accumulated size increase of copy is"));
+  EXPECT_THAT(refused.body, HasSubstr("exceeding the limit 3145728"));
+  EXPECT_EQ(call(port_, "GET", item).json(), created) << "a refused patch changes nothing";
+  // A copy within the limit still applies.
+  const auto copied = patch(item, "application/json-patch+json",
+                            R"([{"op":"add","path":"/metadata/annotations","value":{}},)"
+                            R"({"op":"copy","from":"/metadata/name","path":"/metadata/annotations/k0"}])");
+  EXPECT_EQ(copied.status, 200) << copied.body;
+  EXPECT_EQ(copied.json()["metadata"]["annotations"]["k0"], "bomb");
+  expectAlive();
+}
+
 INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputTest,
                          ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),
                          [](const auto& info) { return info.param == ResourceSet::Federation ? "Federation" : "MemberSim"; });

@@ -88,6 +88,10 @@ TEST(MergeAndJsonPatch, FollowTheRfcs) {
   EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"([{"op":"remove","path":"/nope"}])")), PatchError);
   EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"([{"op":"test","path":"","value":1}])")), PatchError);
   EXPECT_THROW(applyJsonPatch(json::object(), json::parse(R"({"op":"add"})")), PatchError);
+  // What copies add counts against the limit, as the JSON of each value copied.
+  const json copyTwice = json::parse(R"([{"op":"copy","from":"/a","path":"/b"},{"op":"copy","from":"/a","path":"/c"}])");
+  EXPECT_EQ(applyJsonPatch(json::parse(R"({"a":"xy"})"), copyTwice, 8), json::parse(R"({"a":"xy","b":"xy","c":"xy"})"));
+  EXPECT_THROW(applyJsonPatch(json::parse(R"({"a":"xyz"})"), copyTwice, 8), PatchError);
 }
 
 TEST(LabelSelector, ParsesEveryOperator) {
