@@ -507,6 +507,31 @@ TEST_P(HostileInputTest, JsonPatchCopiesAreBoundedInWhatTheyAddAsKubeBoundsThem)
   expectAlive();
 }
 
+TEST_P(HostileInputTest, AUserAgentThatIsNotAsciiNamesTheFieldManagerAsKubeCutsIt) {
+  const auto create = [&](const std::string& name, const std::string& agent) {
+    return call(port_, "POST", kHpas, hpa(name).dump(), {{"Content-Type", "application/json"}, {"User-Agent", agent}});
+  };
+  const auto managerOf = [](const HttpReply& reply) {
+    return reply.json()["metadata"]["managedFields"][0].value("manager", "");
+  };
+  // 127 bytes, then a two-byte character that does not fit in 128: it is left out whole.
+  const auto accented = create("accented", std::string(127, 'a') + "\xC3\xA9/1.0");
+  ASSERT_EQ(accented.status, 201) << accented.body;
+  EXPECT_EQ(managerOf(accented), std::string(127, 'a'));
+  const auto fits = create("fits", std::string(126, 'a') + "\xC3\xA9");
+  ASSERT_EQ(fits.status, 201) << fits.body;
+  EXPECT_EQ(managerOf(fits), std::string(126, 'a') + "\xC3\xA9");
+  // Bytes that are not UTF-8 are U+FFFD each, as Go reads them.
+  const auto invalid = create("invalid", "\xFF\xFE");
+  ASSERT_EQ(invalid.status, 201) << invalid.body;
+  EXPECT_EQ(managerOf(invalid), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(call(port_, "PUT", std::string(kHpas) + "/invalid", invalid.body,
+                 {{"Content-Type", "application/json"}, {"User-Agent", "\xFF/2"}})
+                .status,
+            200);
+  expectAlive();
+}
+
 INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputTest,
                          ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),
                          [](const auto& info) { return info.param == ResourceSet::Federation ? "Federation" : "MemberSim"; });
