@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/api_server.h"
@@ -327,6 +328,28 @@ TEST_P(HostileInputTest, ListOptionsAreValidatedAsKubeDoes) {
   EXPECT_EQ(watch.status(), 200);
   EXPECT_FALSE(watch.next().has_value());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, AWatchTimeoutBeyondTheClocksRangeKeepsTheWatchOpen) {
+  const std::string current = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+  // In nanoseconds past now, each of these overflows the clock: the watch would end at once.
+  testing::WatchConnection longest(port_, std::string(kHpas) + "?watch=true&timeoutSeconds=9223372036&resourceVersion=" + current);
+  testing::WatchConnection largest(
+      port_, std::string(kHpas) + "?watch=true&timeoutSeconds=9223372036854775807&resourceVersion=" + current);
+  testing::WatchConnection smallest(
+      port_, std::string(kHpas) + "?watch=true&timeoutSeconds=-9223372036854775808&resourceVersion=" + current);
+  EXPECT_EQ(longest.status(), 200);
+  EXPECT_EQ(largest.status(), 200);
+  EXPECT_EQ(smallest.status(), 200);
+  EXPECT_FALSE(smallest.next().has_value()) << "a negative timeout still ends the watch at once";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the sessions' next tick
+  ASSERT_EQ(post(kHpas, hpa("after-a-tick").dump()).status, 201);
+  for (testing::WatchConnection* watch : {&longest, &largest}) {
+    const auto event = watch->next();
+    ASSERT_TRUE(event.has_value()) << "the watch ended";
+    EXPECT_EQ((*event)["type"], "ADDED");
+  }
   expectAlive();
 }
 
