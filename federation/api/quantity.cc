@@ -50,7 +50,12 @@ std::optional<double> parseQuantity(std::string_view text) {
   const std::string number(text.substr(numberStart, i - numberStart));
   const auto multiplier = multiplierOf(text.substr(i));
   if (!multiplier) return std::nullopt;
-  const double value = std::stod(number) * *multiplier;
+  // from_chars rather than stod: a number beyond a double's range ("1" and 400 zeros, or "0." and
+  // 400 zeros and "1") is out_of_range, which stod throws and this reports as not a quantity.
+  double mantissa = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), mantissa);
+  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
+  const double value = mantissa * *multiplier;
   if (!std::isfinite(value)) return std::nullopt;
   return negative ? -value : value;
 }

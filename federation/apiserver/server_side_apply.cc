@@ -1,7 +1,9 @@
 #include "federation/apiserver/server_side_apply.h"
 
 #include <algorithm>
+#include <string_view>
 
+#include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
 #include "federation/apiserver/yaml_body.h"
@@ -43,6 +45,27 @@ auto clientInput(Function&& function) -> decltype(function()) {
   }
 }
 
+// kube-apiserver's prefixFromUserAgent: "kubectl/v1.32.0 (linux/amd64) ..." -> "kubectl". Go
+// ranges over the characters, so an invalid byte is U+FFFD, a non-printable character (here: a
+// control character) is left out, and the cut at 128 bytes never splits a character: the manager
+// is written into managedFields, whose JSON cannot hold bytes that are not UTF-8.
+std::string managerFromUserAgent(std::string_view agent) {
+  const std::string prefix = api::machinery::sanitizeUtf8(agent.substr(0, agent.find('/')));
+  std::string manager;
+  for (std::size_t at = 0; at < prefix.size();) {
+    const auto lead = static_cast<unsigned char>(prefix[at]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    const bool c1Control = lead == 0xC2 && static_cast<unsigned char>(prefix[at + 1]) < 0xA0;
+    const bool control = lead < 0x20 || lead == 0x7F || c1Control;
+    if (!control) {
+      if (manager.size() + length > kFieldManagerMaxLength) break;
+      manager.append(prefix, at, length);
+    }
+    at += length;
+  }
+  return manager;
+}
+
 }  // namespace
 
 WriteContext writeContextOf(const http::Request& request, const std::string& apiVersion, Subresource subresource,
@@ -55,9 +78,7 @@ WriteContext writeContextOf(const http::Request& request, const std::string& api
     validateFieldManager(*manager, optionsKind);
     context.manager = *manager;
   } else {
-    // kube-apiserver's prefixFromUserAgent: "kubectl/v1.32.0 (linux/amd64) ..." -> "kubectl".
-    const std::string agent = request.header("User-Agent").value_or("");
-    context.manager = agent.substr(0, std::min(agent.find('/'), kFieldManagerMaxLength));
+    context.manager = managerFromUserAgent(request.header("User-Agent").value_or(""));
   }
   return context;
 }

@@ -1,5 +1,7 @@
 #include "federation/apiserver/watch_session.h"
 
+#include <algorithm>
+
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -11,6 +13,8 @@ using nlohmann::json;
 namespace {
 
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
+// Far beyond any server's life, and far within what the clock can add to now.
+constexpr std::chrono::seconds kLongestWatchTimeout = std::chrono::hours(24 * 365 * 100);
 
 bool matches(const WatchParams& params, const StoredObject& object) {
   return !params.filter || params.filter(object.object());
@@ -22,7 +26,10 @@ WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params,
     : store_(store), params_(std::move(params)), stream_(std::move(stream)) {
   const auto now = std::chrono::steady_clock::now();
   // A negative timeout ends the watch at the first tick, as kube-apiserver's timer fires at once.
-  deadline_ = params_.timeout.count() != 0 ? now + params_.timeout : std::chrono::steady_clock::time_point::max();
+  // timeoutSeconds is any int64: in the clock's nanoseconds, added to now, it would overflow
+  // (undefined, and in practice a deadline in the past), so it is clamped first.
+  const auto timeout = std::clamp(params_.timeout, -kLongestWatchTimeout, kLongestWatchTimeout);
+  deadline_ = timeout.count() != 0 ? now + timeout : std::chrono::steady_clock::time_point::max();
   nextBookmark_ = now + kBookmarkInterval;
 }
 

@@ -2,6 +2,7 @@
 // (RFC 6902) and strategic merge patch (merge patch whose lists with a merge key merge by that key).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -20,7 +21,13 @@ struct PatchMeta {
 };
 
 nlohmann::json applyMergePatch(const nlohmann::json& original, const nlohmann::json& patch);
-nlohmann::json applyJsonPatch(const nlohmann::json& original, const nlohmann::json& patch);
+// What the "copy" operations of one JSON patch may add in all, as the JSON of the values copied:
+// kube-apiserver's JSONPatchMaxCopyBytes (twice etcd's recommended 1.5 MB request size).
+inline constexpr std::size_t kJsonPatchMaxCopyBytes = 3 * 1024 * 1024;
+
+// Throws PatchError when an operation fails or the copies would add more than maxCopyBytes.
+nlohmann::json applyJsonPatch(const nlohmann::json& original, const nlohmann::json& patch,
+                              std::size_t maxCopyBytes = kJsonPatchMaxCopyBytes);
 nlohmann::json applyStrategicMergePatch(const nlohmann::json& original, const nlohmann::json& patch,
                                         const PatchMeta& meta);
 

@@ -50,6 +50,24 @@ Response goHttpError(int status, const std::string& detail) {
   return response;
 }
 
+// Beast frames a body by Transfer-Encoding only when its last coding is chunked, and otherwise
+// reads none: the body of "Transfer-Encoding: gzip" (or "chunked, identity") would be parsed as a
+// second request, one a proxy in front frames differently (request smuggling). Go's net/http
+// accepts exactly one Transfer-Encoding field whose value is "chunked" and answers anything else
+// 501 before any handler; RFC 9112 allows 400 too, but kube-apiserver answers what Go does.
+bool supportedTransferEncoding(const RequestParser& parser) {
+  const std::size_t fields = parser.count("Transfer-Encoding");
+  if (fields == 0) return true;
+  return fields == 1 && beast::iequals(*parser.header("Transfer-Encoding"), "chunked");
+}
+
+// Go's exact answer: it does not echo the coding back (a reflected value could carry a script).
+Response unsupportedTransferEncoding() {
+  Response response{501, {}, "Unsupported transfer encoding"};
+  response.headers.emplace("Content-Type", "text/plain; charset=utf-8");
+  return response;
+}
+
 // "METHOD TARGET HTTP/major.minor", digits only: what Go's ParseHTTPVersion accepts.
 bool wellFormedVersion(const std::string& requestLine) {
   const auto space = requestLine.rfind(' ');
@@ -272,6 +290,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     const RequestParser& parser = *parser_;
     if (parser.version() != 10 && parser.version() != 11)
       return reject(goHttpError(505, "unsupported protocol version"));
+    if (!supportedTransferEncoding(parser)) return reject(unsupportedTransferEncoding());
     const std::size_t hosts = parser.count("Host");
     if (hosts > 1) return reject(goHttpError(400, "too many Host headers"));
     if (hosts == 0 && parser.version() == 11) return reject(goHttpError(400, "missing required Host header"));

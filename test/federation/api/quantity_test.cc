@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 namespace fedhpa::api {
 namespace {
@@ -28,6 +29,15 @@ TEST(Quantity, RejectsWhatIsNotAQuantity) {
                            "1x", "--1", "1e++2", "."}) {
     EXPECT_FALSE(parseQuantity(text)) << text;
   }
+}
+
+TEST(Quantity, ANumberBeyondADoublesRangeIsNotAQuantityNotAnException) {
+  for (const std::string& text : {"1" + std::string(400, '0'), "0." + std::string(400, '0') + "1",
+                                  "-1" + std::string(400, '0') + "Ki", "1" + std::string(300, '0') + "E"}) {
+    EXPECT_FALSE(parseQuantity(text)) << text.size() << " characters";
+  }
+  EXPECT_TRUE(parseQuantity("1" + std::string(300, '0'))) << "within range";
+  EXPECT_TRUE(parseQuantity("0." + std::string(300, '0') + "1"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/api_server.h"
@@ -330,6 +331,28 @@ TEST_P(HostileInputTest, ListOptionsAreValidatedAsKubeDoes) {
   expectAlive();
 }
 
+TEST_P(HostileInputTest, AWatchTimeoutBeyondTheClocksRangeKeepsTheWatchOpen) {
+  const std::string current = call(port_, "GET", kHpas).json()["metadata"]["resourceVersion"];
+  // In nanoseconds past now, each of these overflows the clock: the watch would end at once.
+  testing::WatchConnection longest(port_, std::string(kHpas) + "?watch=true&timeoutSeconds=9223372036&resourceVersion=" + current);
+  testing::WatchConnection largest(
+      port_, std::string(kHpas) + "?watch=true&timeoutSeconds=9223372036854775807&resourceVersion=" + current);
+  testing::WatchConnection smallest(
+      port_, std::string(kHpas) + "?watch=true&timeoutSeconds=-9223372036854775808&resourceVersion=" + current);
+  EXPECT_EQ(longest.status(), 200);
+  EXPECT_EQ(largest.status(), 200);
+  EXPECT_EQ(smallest.status(), 200);
+  EXPECT_FALSE(smallest.next().has_value()) << "a negative timeout still ends the watch at once";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the sessions' next tick
+  ASSERT_EQ(post(kHpas, hpa("after-a-tick").dump()).status, 201);
+  for (testing::WatchConnection* watch : {&longest, &largest}) {
+    const auto event = watch->next();
+    ASSERT_TRUE(event.has_value()) << "the watch ended";
+    EXPECT_EQ((*event)["type"], "ADDED");
+  }
+  expectAlive();
+}
+
 TEST_P(HostileInputTest, IntegersAreGoInt32sAsKubeDecodesThem) {
   for (const char* value : {"2147483648", "9223372036854775807", "18446744073709551615", "-2147483649", "5.0", "1e3",
                             "1e300"}) {
@@ -483,6 +506,52 @@ TEST_P(HostileInputTest, WhatAnUpdateMayNotChange) {
   json scaleOps = json::array();
   for (int i = 0; i < 10001; ++i) scaleOps.push_back({{"op", "test"}, {"path", "/kind"}, {"value", "Scale"}});
   expectStatus(patch(std::string(kDeployments) + "/s/scale", "application/json-patch+json", scaleOps.dump()), 413);
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, JsonPatchCopiesAreBoundedInWhatTheyAddAsKubeBoundsThem) {
+  const json created = post(kHpas, hpa("bomb").dump()).json();
+  const std::string item = std::string(kHpas) + "/bomb";
+  // Each copy of metadata into its own annotations doubles it: 22 of them would be gigabytes.
+  json bomb = json::array({{{"op", "add"}, {"path", "/metadata/annotations"}, {"value", json::object()}}});
+  for (int i = 0; i < 22; ++i)
+    bomb.push_back({{"op", "copy"}, {"from", "/metadata"}, {"path", "/metadata/annotations/k" + std::to_string(i)}});
+  const auto refused = patch(item, "application/json-patch+json", bomb.dump());
+  expectStatus(refused, 422);
+  EXPECT_THAT(refused.body, HasSubstr("the accumulated size increase of copy is"));
+  EXPECT_THAT(refused.body, HasSubstr("exceeding the limit 3145728"));
+  EXPECT_EQ(call(port_, "GET", item).json(), created) << "a refused patch changes nothing";
+  // A copy within the limit still applies.
+  const auto copied = patch(item, "application/json-patch+json",
+                            R"([{"op":"add","path":"/metadata/annotations","value":{}},)"
+                            R"({"op":"copy","from":"/metadata/name","path":"/metadata/annotations/k0"}])");
+  EXPECT_EQ(copied.status, 200) << copied.body;
+  EXPECT_EQ(copied.json()["metadata"]["annotations"]["k0"], "bomb");
+  expectAlive();
+}
+
+TEST_P(HostileInputTest, AUserAgentThatIsNotAsciiNamesTheFieldManagerAsKubeCutsIt) {
+  const auto create = [&](const std::string& name, const std::string& agent) {
+    return call(port_, "POST", kHpas, hpa(name).dump(), {{"Content-Type", "application/json"}, {"User-Agent", agent}});
+  };
+  const auto managerOf = [](const HttpReply& reply) {
+    return reply.json()["metadata"]["managedFields"][0].value("manager", "");
+  };
+  // 127 bytes, then a two-byte character that does not fit in 128: it is left out whole.
+  const auto accented = create("accented", std::string(127, 'a') + "\xC3\xA9/1.0");
+  ASSERT_EQ(accented.status, 201) << accented.body;
+  EXPECT_EQ(managerOf(accented), std::string(127, 'a'));
+  const auto fits = create("fits", std::string(126, 'a') + "\xC3\xA9");
+  ASSERT_EQ(fits.status, 201) << fits.body;
+  EXPECT_EQ(managerOf(fits), std::string(126, 'a') + "\xC3\xA9");
+  // Bytes that are not UTF-8 are U+FFFD each, as Go reads them.
+  const auto invalid = create("invalid", "\xFF\xFE");
+  ASSERT_EQ(invalid.status, 201) << invalid.body;
+  EXPECT_EQ(managerOf(invalid), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(call(port_, "PUT", std::string(kHpas) + "/invalid", invalid.body,
+                 {{"Content-Type", "application/json"}, {"User-Agent", "\xFF/2"}})
+                .status,
+            200);
   expectAlive();
 }
 

@@ -1,6 +1,7 @@
 // The HTTP server's limits and answers as kube-apiserver's Go http.Server gives them: header
-// size (431), protocol version (505), Host (400), Expect: 100-continue, the read-header, idle and
-// request timeouts, the connection limit, and stream clients that stop reading.
+// size (431), protocol version (505), Transfer-Encoding (501), Host (400), Expect: 100-continue,
+// the read-header, idle and request timeouts, the connection limit, and stream clients that stop
+// reading.
 #include "federation/apiserver/http/server.h"
 
 #include <gmock/gmock.h>
@@ -143,6 +144,32 @@ TEST_F(ServerLimitsTest, MissingOrDuplicateHostIs400AsInGo) {
   EXPECT_EQ(duplicate.status, 400);
   EXPECT_EQ(duplicate.body, "400 Bad Request: too many Host headers");
   EXPECT_EQ(raw("GET /x HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\n\r\n").status, 417);
+}
+
+TEST_F(ServerLimitsTest, ATransferEncodingOtherThanChunkedIs501AndItsBodyIsNeverReadAsARequest) {
+  start();
+  const std::string smuggled = "GET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n";
+  for (const char* framing :
+       {"Transfer-Encoding: gzip\r\n", "Transfer-Encoding: chunked, identity\r\n",
+        "Transfer-Encoding: identity\r\nContent-Length: 0\r\n",
+        "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"}) {
+    tcp::socket socket = connect();
+    const std::string request = std::string("POST /x HTTP/1.1\r\nHost: a\r\n") + framing + "\r\n" + smuggled;
+    boost::asio::write(socket, boost::asio::buffer(request));
+    // Everything the server sends until it closes: one answer, never a second for the body.
+    std::string answers;
+    boost::system::error_code ec;
+    boost::asio::read(socket, boost::asio::dynamic_buffer(answers), ec);
+    EXPECT_EQ(ec, boost::asio::error::eof) << framing;
+    EXPECT_THAT(answers, ::testing::StartsWith("HTTP/1.1 501 Not Implemented\r\n")) << framing;
+    EXPECT_THAT(answers, ::testing::EndsWith("\r\n\r\nUnsupported transfer encoding")) << framing;
+    EXPECT_EQ(answers.find("HTTP/1.1", 1), std::string::npos) << framing << answers;
+  }
+  EXPECT_EQ(raw("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n"
+                "5\r\nhello\r\n0\r\n\r\n")
+                .body,
+            "5")
+      << "chunked alone, in any case, is read";
 }
 
 TEST_F(ServerLimitsTest, ExpectContinueGetsTheInterimResponseBeforeTheBodyIsSent) {
