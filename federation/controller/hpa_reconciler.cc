@@ -312,36 +312,18 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
   // that moves to another member is taken from this one only once that one has it, so that the
   // local minima add up to the federated min between the two writes too.
   std::vector<std::optional<partitioner::Limits>> afterRaises(locals.size());
+  // Only what the cache can vouch for is written: never a member whose state is not known. An
+  // unseen member is not in the plan, which would otherwise read as "delete its copy".
+  auto writable = [](const MemberHpa& local) {
+    return !local.foreign && !local.unseen && local.member.health == MemberHealth::Healthy;
+  };
+  auto wantedOf = [&](const MemberHpa& local) {
+    const auto it = wanted.find(local.member.name);
+    return it != wanted.end() ? it->second : std::nullopt;
+  };
   auto unchanged = [&](const MemberHpa& local, const partitioner::Limits& limits) {
     return local.hpa && ownedFields(local.hpa->value("spec", json::object())) == ownedFields(localSpec(federated, limits));
   };
-  for (std::size_t i = 0; i < locals.size(); ++i) {
-    const MemberHpa& local = locals[i];
-    // Only what the cache can vouch for is written: never a member whose state is not known. An
-    // unseen member is not in the plan, which would otherwise read as "delete its copy".
-    if (local.foreign || local.unseen || local.member.health != MemberHealth::Healthy) continue;
-    const auto it = wanted.find(local.member.name);
-    targets[i] = it != wanted.end() ? it->second : std::nullopt;
-    auto& target = targets[i];
-    if (!target) {
-      if (local.hpa) lowering.push_back(i);
-    } else if (unchanged(local, *target)) {
-      continue;  // no-op: nothing fedhpa owns would change
-    } else if (local.limits && target->max <= local.limits->max) {
-      const partitioner::Limits keepingMin{std::max(target->min, std::min(local.limits->min, target->max)), target->max};
-      if (keepingMin.min > target->min) {
-        afterRaises[i] = target;
-        minLowering.push_back(i);
-        target = keepingMin;
-        if (unchanged(local, keepingMin)) continue;  // lowered on an earlier pass: only its min is left
-      }
-      lowering.push_back(i);
-    } else if (!local.hpa) {
-      creating.push_back(i);
-    } else {
-      raising.push_back(i);
-    }
-  }
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
   std::optional<ClientError> failure;
   // The member no longer holds the copy `local` knew: expected gone until the cache agrees.
@@ -405,6 +387,42 @@ std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const
       }
     }
   };
+  // First the mins that go up as far as each member's current max lets them, which raises no max:
+  // the min a lowering or a delete then takes away is held elsewhere already.
+  std::vector<std::size_t> minRaising;
+  for (std::size_t i = 0; i < locals.size(); ++i) {
+    const MemberHpa& local = locals[i];
+    const auto target = writable(local) && local.limits ? wantedOf(local) : std::nullopt;
+    if (!target || target->min <= local.limits->min || local.limits->min >= local.limits->max) continue;
+    targets[i] = partitioner::Limits{std::min(target->min, local.limits->max), local.limits->max};
+    minRaising.push_back(i);
+  }
+  write(minRaising, false);
+  if (failure) return failure;
+  for (std::size_t i = 0; i < locals.size(); ++i) {
+    const MemberHpa& local = locals[i];
+    if (!writable(local)) continue;
+    targets[i] = wantedOf(local);
+    auto& target = targets[i];
+    if (!target) {
+      if (local.hpa) lowering.push_back(i);
+    } else if (unchanged(local, *target)) {
+      continue;  // no-op: nothing fedhpa owns would change
+    } else if (local.limits && target->max <= local.limits->max) {
+      const partitioner::Limits keepingMin{std::max(target->min, std::min(local.limits->min, target->max)), target->max};
+      if (keepingMin.min > target->min) {
+        afterRaises[i] = target;
+        minLowering.push_back(i);
+        target = keepingMin;
+        if (unchanged(local, keepingMin)) continue;  // lowered on an earlier pass: only its min is left
+      }
+      lowering.push_back(i);
+    } else if (!local.hpa) {
+      creating.push_back(i);
+    } else {
+      raising.push_back(i);
+    }
+  }
   write(lowering, false);
   if (failure || !raisesAllowed) return failure;  // a raise may depend on any of the lowerings
   // Creates before raises of existing copies: a create refused because the name is taken finds a

@@ -90,6 +90,7 @@ TEST_F(HpaReconcilerTest, PropertyNoWriteEverRaisesTheSumAboveTheFederatedMax) {
       }
     }
     ASSERT_TRUE(observer_.violations.empty()) << "seed " << seed << ": " << observer_.violations.front();
+    ASSERT_TRUE(observer_.minViolations.empty()) << "seed " << seed << ": " << observer_.minViolations.front();
     // Everyone back, and load gone (statuses frozen at saturation would trade a replica back
     // and forth; a member's real HPA would have scaled up and ended that).
     for (auto& member : members_) member.api->reachable ? member.client->applyHeldWrites() : member.client->dropHeldWrites();

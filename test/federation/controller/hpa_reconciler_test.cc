@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "federation/controller/cluster_selector.h"
 #include "test/federation/controller/hpa_reconciler_fixture.h"
 
 namespace fedhpa::controller {
@@ -195,6 +196,31 @@ TEST_F(HpaReconcilerTest, MinMovesWithoutTheMinimaFallingShortOfTheFederatedMin)
       EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
       observer_.minViolations.clear();
     }
+}
+
+class LabelledMembersTest : public HpaReconcilerTest {
+ protected:
+  std::vector<Member> members() override {
+    auto out = HpaReconcilerTest::members();
+    for (auto& member : out) member.labels = {{"name", member.name}};
+    return out;
+  }
+};
+
+// A member the selector no longer picks loses its copy, and its min goes to the others. They take
+// it first, as far as their max lets them; deleted first, the copy took its min from the sum.
+TEST_F(LabelledMembersTest, AMemberLeftOutOfTheSelectionTakesNoMinTheOthersHaveNotTaken) {
+  build(2);
+  federation_.put(kHpas, federatedHpa(2, 10));
+  ASSERT_TRUE(converge());
+  ASSERT_EQ(allLimits(), (std::vector<std::string>{"1/5", "1/5"}));
+  federation_.touch(kHpas, "default", "php-apache", [](json& hpa) {
+    hpa["metadata"]["annotations"][kClusterSelectorAnnotation] = R"([{"key":"name","operator":"NotIn","values":["member2"]}])";
+  });
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"2/10", "-"}));
+  EXPECT_TRUE(observer_.minViolations.empty()) << observer_.minViolations.front();
+  EXPECT_TRUE(observer_.violations.empty()) << observer_.violations.front();
 }
 
 TEST_F(HpaReconcilerTest, AnUnknownMemberKeepsItsShareFrozen) {
