@@ -201,13 +201,17 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   // Any thread. The first answer to the current request wins: a handler's late answer after the
-  // request timed out is dropped.
-  void respond(Response response, bool keepAlive, std::uint64_t requestNumber) {
+  // request timed out is dropped. The answer to a HEAD request (`headOnly`) is the head alone,
+  // its Content-Length the body's a GET would get, as Go's net/http sends it: body bytes after it
+  // would be read as the start of the next response.
+  void respond(Response response, bool keepAlive, std::uint64_t requestNumber, bool headOnly = false) {
     const std::size_t size = response.bodySize();
     response.headers.erase("Content-Length");
     response.headers.emplace("Content-Length", std::to_string(size));
     response.headers.emplace("Connection", keepAlive ? "keep-alive" : "close");
-    std::string bytes = serializeHead(response.status, response.headers) + "\r\n" + response.body;
+    std::string bytes = serializeHead(response.status, response.headers) + "\r\n";
+    if (headOnly) response.bodyPieces.clear();
+    else bytes += response.body;
     const int status = response.status;
     auto self = this->shared_from_this();
     // dispatch: an answer made on this connection's strand (a handler that answered on the HTTP
@@ -361,12 +365,13 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     user_ = request.user ? request.user->name : "";
     const bool isPublic = std::find(context_.options.publicPaths.begin(), context_.options.publicPaths.end(),
                                     request.path) != context_.options.publicPaths.end();
+    const bool headOnly = request.method == "HEAD";
     if (context_.authenticationRequired && !request.user && !isPublic) {
-      respond(statusResponse(api::ApiError::unauthorized()), keepAlive, requestNumber_);
+      respond(statusResponse(api::ApiError::unauthorized()), keepAlive, requestNumber_, headOnly);
       return;
     }
-    armRequestTimeout(keepAlive);
-    auto responder = makeResponder(keepAlive);
+    armRequestTimeout(keepAlive, headOnly);
+    auto responder = makeResponder(keepAlive, headOnly);
     try {
       context_.handler->handle(std::move(request), responder);
     } catch (const std::exception& error) {
@@ -378,21 +383,21 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   // kube-apiserver's timeout filter: a request that has not been answered (nor opened a stream)
   // within --request-timeout gets a 504 Timeout Status; the handler's later answer is dropped.
-  void armRequestTimeout(bool keepAlive) {
+  void armRequestTimeout(bool keepAlive, bool headOnly) {
     if (context_.options.requestTimeout.count() <= 0) return;
     requestTimer_.expires_after(context_.options.requestTimeout);
     auto self = this->shared_from_this();
     const std::uint64_t number = requestNumber_;
-    requestTimer_.async_wait([self, number, keepAlive](beast::error_code ec) {
+    requestTimer_.async_wait([self, number, keepAlive, headOnly](beast::error_code ec) {
       if (ec || number != self->requestNumber_ || self->answered_) return;
       const api::ApiError timeout(504, "Timeout",
                                   "Timeout: request did not complete within requested timeout - context deadline exceeded",
                                   nlohmann::json{{"retryAfterSeconds", 0}});
-      self->respond(statusResponse(timeout), keepAlive, number);
+      self->respond(statusResponse(timeout), keepAlive, number, headOnly);
     });
   }
 
-  std::shared_ptr<Responder> makeResponder(bool keepAlive);
+  std::shared_ptr<Responder> makeResponder(bool keepAlive, bool headOnly);
 
   void watchForDisconnect() {
     auto self = this->shared_from_this();
@@ -536,11 +541,20 @@ class SessionStream : public ResponseStream {
 };
 
 
+// The stream a HEAD request gets: its head has gone out, and nothing written to it is sent.
+class DiscardedStream : public ResponseStream {
+ public:
+  bool write(std::string) override { return false; }
+  void close() override {}
+  bool closed() const override { return true; }
+  void onClosed(std::function<void()> callback) override { callback(); }
+};
+
 template <class Stream>
 class SessionResponder : public Responder {
  public:
-  SessionResponder(std::shared_ptr<Session<Stream>> session, bool keepAlive, std::uint64_t requestNumber)
-      : session_(std::move(session)), keepAlive_(keepAlive), requestNumber_(requestNumber) {}
+  SessionResponder(std::shared_ptr<Session<Stream>> session, bool keepAlive, std::uint64_t requestNumber, bool headOnly)
+      : session_(std::move(session)), keepAlive_(keepAlive), requestNumber_(requestNumber), headOnly_(headOnly) {}
   ~SessionResponder() override {
     if (!answered_) {
       // A handler that forgot to answer must not leave the client hanging.
@@ -549,9 +563,13 @@ class SessionResponder : public Responder {
   }
   void respond(Response response) override {
     if (answered_.exchange(true)) return;
-    session_->respond(std::move(response), keepAlive_, requestNumber_);
+    session_->respond(std::move(response), keepAlive_, requestNumber_, headOnly_);
   }
   std::shared_ptr<ResponseStream> stream(int status, Headers headers) override {
+    if (headOnly_) {  // a head without a length: the connection ends after it
+      if (!answered_.exchange(true)) session_->respond({status, std::move(headers), ""}, false, requestNumber_, true);
+      return std::make_shared<DiscardedStream>();
+    }
     answered_ = true;
     auto stream = std::make_shared<SessionStream<Stream>>(session_);
     session_->startStream(status, std::move(headers), requestNumber_);
@@ -562,12 +580,13 @@ class SessionResponder : public Responder {
   std::shared_ptr<Session<Stream>> session_;
   bool keepAlive_;
   std::uint64_t requestNumber_;
+  bool headOnly_;
   std::atomic<bool> answered_{false};
 };
 
 template <class Stream>
-std::shared_ptr<Responder> Session<Stream>::makeResponder(bool keepAlive) {
-  return std::make_shared<SessionResponder<Stream>>(this->shared_from_this(), keepAlive, requestNumber_);
+std::shared_ptr<Responder> Session<Stream>::makeResponder(bool keepAlive, bool headOnly) {
+  return std::make_shared<SessionResponder<Stream>>(this->shared_from_this(), keepAlive, requestNumber_, headOnly);
 }
 
 }  // namespace

@@ -105,6 +105,40 @@ TEST_F(ServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   }
 }
 
+// A HEAD is answered with the head a GET gets, Content-Length and all, and no body: the bytes of
+// one would be read as the start of the next response on the connection (Go's client drops the
+// connection over them, curl reports "Excess found"). A stream opened for a HEAD sends its head
+// only, and the handler finds it closed.
+TEST_F(ServerTest, HeadGetsTheHeadAloneAndTheNextRequestItsOwnAnswer) {
+  start();
+  boost::asio::ip::tcp::iostream stream("127.0.0.1", std::to_string(port_));
+  stream.expires_after(std::chrono::seconds(10));
+  stream << "HEAD /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n" << std::flush;
+  apiserver::testing::HttpReply head;
+  apiserver::testing::readHeaders(stream, head);
+  ASSERT_EQ(head.status, 200);
+  EXPECT_GT(std::stoul(head.header("content-length")), 0u) << "the length a GET would get";
+  apiserver::testing::HttpReply next;
+  apiserver::testing::readHeaders(stream, next);
+  ASSERT_EQ(next.status, 200) << "the HEAD's body was read as the next response";
+  next.body.resize(std::stoul(next.header("content-length")));
+  stream.read(next.body.data(), static_cast<std::streamsize>(next.body.size()));
+  EXPECT_EQ(next.json()["path"], "/second");
+
+  boost::asio::ip::tcp::iostream headOfStream("127.0.0.1", std::to_string(port_));
+  headOfStream.expires_after(std::chrono::seconds(10));
+  headOfStream << "HEAD /stream HTTP/1.1\r\nHost: x\r\n\r\n" << std::flush;
+  apiserver::testing::HttpReply streamHead;
+  apiserver::testing::readHeaders(headOfStream, streamHead);
+  EXPECT_EQ(streamHead.status, 200);
+  EXPECT_EQ(streamHead.header("transfer-encoding"), "");
+  const auto opened = handler_->waitForStream(0);
+  ASSERT_TRUE(opened);
+  EXPECT_TRUE(opened->closed());
+  EXPECT_FALSE(opened->write("{}")) << "nothing is sent after the head";
+  EXPECT_TRUE(handler_->waitForClosed(1));
+}
+
 TEST_F(ServerTest, OversizeBodyIsA413Status) {
   start();
   const auto reply = call(port_, "POST", "/big", std::string(64 * 1024, 'x'));
