@@ -98,15 +98,18 @@ json withResourceVersion(json object, storage::Revision revision) {
 // delete event without its last value) is the server's fault, never the client's: a 500
 // InternalError Status, as kube-apiserver answers an object it cannot decode.
 json decode(const storage::KeyValue& kv) {
-  const std::string what = "unable to decode " + kv.key + " at revision " + std::to_string(kv.modRevision);
+  // Named only on failure: every stored version a reader meets is decoded here.
+  const auto undecodable = [&](const std::string& why) {
+    return api::ApiError::internal("unable to decode " + kv.key + " at revision " + std::to_string(kv.modRevision) + ": " + why);
+  };
   json object;
   try {
     object = json::parse(kv.value);
   } catch (const json::exception& error) {
-    throw api::ApiError::internal(what + ": " + error.what());
+    throw undecodable(error.what());
   }
   if (!object.is_object() || (object.contains("metadata") && !object["metadata"].is_object()))
-    throw api::ApiError::internal(what + ": the stored value is not an object with object metadata");
+    throw undecodable("the stored value is not an object with object metadata");
   return withResourceVersion(std::move(object), kv.modRevision);
 }
 
