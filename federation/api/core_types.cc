@@ -1,5 +1,6 @@
 // core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
 #include "federation/api/basic_resource_type.h"
+#include "federation/common/ascii.h"
 #include "federation/api/karmada_types.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/printing.h"
@@ -146,8 +147,7 @@ class EventType : public BasicResourceType {
     json stamped = internal;
     const std::string last = stringAt(internal, "/lastTimestamp", stringAt(internal, "/eventTime"));
     stamped["metadata"]["creationTimestamp"] = last.empty() ? stringAt(internal, "/metadata/creationTimestamp") : last;
-    std::string kind = stringAt(internal, "/involvedObject/kind");
-    for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string kind = asciiLowered(stringAt(internal, "/involvedObject/kind"));
     return json::array({ageOf(stamped, now), stringAt(internal, "/type"), stringAt(internal, "/reason"),
                         kind + "/" + stringAt(internal, "/involvedObject/name"), stringAt(internal, "/message")});
   }

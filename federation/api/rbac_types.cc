@@ -1,6 +1,7 @@
 // rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding (stored), and the
 // create-only authorization.k8s.io/v1 reviews (never stored: the authorization layer answers them).
 #include "federation/api/basic_resource_type.h"
+#include "federation/common/ascii.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
 
@@ -211,7 +212,7 @@ Schema accessReviewSpec(bool self) {
 class ReviewType : public BasicResourceType {
  public:
   ReviewType(std::string kind, std::string resource, bool namespaced, Schema spec, std::string description)
-      : BasicResourceType(ResourceNames{"authorization.k8s.io", {"v1"}, "v1", kind, resource, lowered(kind), namespaced,
+      : BasicResourceType(ResourceNames{"authorization.k8s.io", {"v1"}, "v1", kind, resource, asciiLowered(kind), namespaced,
                                         {}, {}, {"create"}, {}},
                           {{"v1", topLevel({{"spec", std::move(spec)},
                                             {"status",
@@ -225,10 +226,6 @@ class ReviewType : public BasicResourceType {
   }
 
  private:
-  static std::string lowered(std::string text) {
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  }
 };
 
 }  // namespace

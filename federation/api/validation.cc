@@ -1,4 +1,5 @@
 #include "federation/api/validation.h"
+#include "federation/common/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -64,11 +65,6 @@ std::vector<std::string> qualifiedNameErrors(const std::string& value) {
 
 constexpr std::size_t kTotalAnnotationSizeLimit = 256 * 1024;  // kube's TotalAnnotationSizeLimitB
 
-std::string lowercase(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // ObjectMeta's label keys, annotations, finalizers and ownerReferences, as apimachinery's ValidateObjectMeta.
 void validateMetaFields(const json& meta, std::vector<StatusCause>& causes) {
   if (meta.contains("labels") && meta["labels"].is_object())
@@ -78,7 +74,7 @@ void validateMetaFields(const json& meta, std::vector<StatusCause>& causes) {
     std::size_t total = 0;
     for (const auto& [key, value] : meta["annotations"].items()) {
       // The rule is QualifiedName except that case does not matter.
-      for (const auto& message : qualifiedNameErrors(lowercase(key)))
+      for (const auto& message : qualifiedNameErrors(asciiLowered(key)))
         causes.push_back(fieldInvalid("metadata.annotations", key, message));
       total += key.size() + (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
     }

@@ -1,6 +1,7 @@
 #include "federation/apiserver/request_decoding.h"
 
 #include "federation/api/machinery/protobuf.h"
+#include "federation/common/ascii.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/machinery/selectors.h"
 #include "federation/apiserver/field_selectors.h"
@@ -16,8 +17,7 @@ namespace {
 std::string mediaTypeOf(const std::string& contentType) {
   std::string type = contentType.substr(0, contentType.find(';'));
   while (!type.empty() && type.back() == ' ') type.pop_back();
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return type;
+  return asciiLowered(std::move(type));
 }
 
 std::vector<std::string> splitAccept(const std::string& accept) {

@@ -8,6 +8,7 @@
 #include <boost/log/sinks/sync_frontend.hpp>
 #include <boost/log/sinks/text_ostream_backend.hpp>
 #include <boost/log/support/date_time.hpp>
+#include <boost/log/trivial.hpp>
 #include <iostream>
 #include <optional>
 
@@ -15,12 +16,24 @@ namespace fedhpa::logging {
 namespace {
 
 namespace blog = boost::log;
-using Severity = blog::trivial::severity_level;
+using BoostSeverity = blog::trivial::severity_level;
 
 Severity threshold(int verbosity) {
-  if (verbosity >= 4) return blog::trivial::trace;
-  if (verbosity >= 2) return blog::trivial::debug;
-  return blog::trivial::info;
+  if (verbosity >= 4) return Severity::trace;
+  if (verbosity >= 2) return Severity::debug;
+  return Severity::info;
+}
+
+BoostSeverity boostSeverity(Severity severity) {
+  switch (severity) {
+    case Severity::trace: return blog::trivial::trace;
+    case Severity::debug: return blog::trivial::debug;
+    case Severity::info: return blog::trivial::info;
+    case Severity::warning: return blog::trivial::warning;
+    case Severity::error: return blog::trivial::error;
+    case Severity::fatal: return blog::trivial::fatal;
+  }
+  return blog::trivial::fatal;
 }
 
 std::string jsonEscaped(const std::string& text) {
@@ -52,13 +65,13 @@ std::string timestamp(const blog::record_view& record) {
 }
 
 void formatText(const blog::record_view& record, blog::formatting_ostream& out) {
-  const auto severity = blog::extract<Severity>("Severity", record);
+  const auto severity = blog::extract<BoostSeverity>("Severity", record);
   out << timestamp(record) << ' ' << (severity ? blog::trivial::to_string(*severity) : "?")
       << ' ' << record[blog::expressions::smessage];
 }
 
 void formatJson(const blog::record_view& record, blog::formatting_ostream& out) {
-  const auto severity = blog::extract<Severity>("Severity", record);
+  const auto severity = blog::extract<BoostSeverity>("Severity", record);
   const auto message = blog::extract<std::string>("Message", record);
   out << R"({"ts":")" << timestamp(record) << R"(","level":")"
       << (severity ? blog::trivial::to_string(*severity) : "?") << R"(","msg":")"
@@ -66,6 +79,19 @@ void formatJson(const blog::record_view& record, blog::formatting_ostream& out) 
 }
 
 }  // namespace
+
+namespace detail {
+
+std::atomic<int> minimumSeverity{static_cast<int>(Severity::trace)};
+
+Line::~Line() {
+  // BOOST_LOG_TRIVIAL's own record, so the sink's formatter and filter apply as before.
+  BOOST_LOG_STREAM_WITH_PARAMS(blog::trivial::logger::get(),
+                               (blog::keywords::severity = boostSeverity(severity_)))
+      << text_.str();
+}
+
+}  // namespace detail
 
 std::optional<Format> parseFormat(const std::string& name) {
   if (name == "text") return Format::Text;
@@ -88,7 +114,11 @@ void init(const Options& options) {
     sink->set_formatter(&formatText);
   }
   core->add_sink(sink);
-  core->set_filter(blog::trivial::severity >= threshold(options.verbosity));
+  const Severity minimum = threshold(options.verbosity);
+  core->set_filter(blog::trivial::severity >= boostSeverity(minimum));
+  detail::minimumSeverity.store(static_cast<int>(minimum), std::memory_order_relaxed);
 }
+
+void setSilenced(bool silenced) { blog::core::get()->set_logging_enabled(!silenced); }
 
 }  // namespace fedhpa::logging

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <deque>
 #include <thread>
 
@@ -144,7 +145,8 @@ Cacher::Cacher(std::unique_ptr<Storage> backend, CacherOptions options, TimeSour
     : backend_(std::move(backend)),
       options_(std::move(options)),
       time_(time),
-      delivery_(static_cast<std::size_t>(std::max(1, options_.deliveryThreads))) {
+      delivery_(std::make_unique<boost::asio::thread_pool>(
+          static_cast<std::size_t>(std::max(1, options_.deliveryThreads)))) {
   for (const auto& prefix : options_.resourcePrefixes) {
     resources_.push_back(std::make_unique<Resource>(prefix));
     start(*resources_.back());
@@ -160,7 +162,7 @@ Cacher::~Cacher() {
     }
     backendWatch.reset();  // outside the lock: its destructor waits for a callback that takes it
   }
-  delivery_.join();
+  delivery_->join();
 }
 
 Cacher::Resource* Cacher::resourceOf(const std::string& keyOrPrefix) {
@@ -326,7 +328,7 @@ std::unique_ptr<Watch> Cacher::watch(const std::string& prefix, Revision afterRe
                        "revision " + std::to_string(afterRevision) + " is older than the watch cache's window (from " +
                            std::to_string(resource->cache->windowStart()) + ")");
   auto watcher = std::make_shared<Watcher>(prefix, afterRevision, options_.watcherQueueLimit + backlog->size(),
-                                           std::move(onEvent), delivery_);
+                                           std::move(onEvent), *delivery_);
   for (const auto& event : *backlog) watcher->enqueue(event);
   resource->watchers.push_back(watcher);
   return std::make_unique<CacheWatch>(*resource, std::move(watcher), resource->backendWatch);

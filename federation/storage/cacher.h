@@ -14,7 +14,6 @@
 // Keys outside every cached prefix pass straight through.
 #pragma once
 
-#include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <list>
 #include <map>
@@ -26,6 +25,10 @@
 #include "federation/common/time_source.h"
 #include "federation/storage/storage.h"
 #include "federation/storage/watch_cache.h"
+
+namespace boost::asio {
+class thread_pool;
+}
 
 namespace fedhpa::storage {
 
@@ -75,7 +78,8 @@ class Cacher final : public Storage {
   std::unique_ptr<Storage> backend_;
   CacherOptions options_;
   TimeSource& time_;
-  boost::asio::thread_pool delivery_;
+  // Held by pointer so that Asio stays out of the files that include this header.
+  std::unique_ptr<boost::asio::thread_pool> delivery_;
   std::vector<std::unique_ptr<Resource>> resources_;
 };
 

@@ -13,12 +13,11 @@ using nlohmann::json;
 
 namespace {
 
-// The first key after every key starting with prefix, as etcd's range_end for a prefix.
-std::string prefixEnd(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
-  if (prefix.empty()) return std::string(1, '\0');  // etcd: "\0" as range_end means "to the end"
-  prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-  return prefix;
+// etcd's range_end for every key starting with prefix.
+std::string rangeEnd(const std::string& prefix) {
+  std::string end = prefixEnd(prefix);
+  if (end.empty()) end = std::string(1, '\0');  // etcd: "\0" as range_end means "to the end"
+  return end;
 }
 
 // A gateway KeyValue as ours: base64 decoded, the backend's prefix taken off the key.
@@ -246,7 +245,7 @@ class EtcdStorage::Impl {
     const bool exclusive = !options.startAfterKey.empty() && options.startAfterKey >= options.prefix;
     // "\0" after a key is the first key after it.
     const std::string from = exclusive ? options.startAfterKey + std::string(1, '\0') : options.prefix;
-    json request = {{"key", toBase64(prefix_ + from)}, {"range_end", toBase64(prefixEnd(prefix_ + options.prefix))}};
+    json request = {{"key", toBase64(prefix_ + from)}, {"range_end", toBase64(rangeEnd(prefix_ + options.prefix))}};
     if (options.atRevision) request["revision"] = std::to_string(*options.atRevision);
     if (options.limit) request["limit"] = std::to_string(*options.limit);
     const json& reply =
@@ -315,7 +314,7 @@ class EtcdStorage::Impl {
   }
 
   std::unique_ptr<Watch> watch(const std::string& prefix, Revision afterRevision, WatchCallback onEvent) {
-    EtcdWatch::Target target{client_, prefix_, prefix_ + prefix, prefixEnd(prefix_ + prefix)};
+    EtcdWatch::Target target{client_, prefix_, prefix_ + prefix, rangeEnd(prefix_ + prefix)};
     auto stream = EtcdWatch::open(target, afterRevision);
     return std::make_unique<EtcdWatch>(std::move(target), afterRevision, std::move(stream), std::move(onEvent));
   }

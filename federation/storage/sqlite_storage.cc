@@ -62,13 +62,6 @@ class Statement {
   sqlite3_stmt* statement_ = nullptr;
 };
 
-// The first key after every key starting with prefix (prefixes here are never all 0xff).
-std::string prefixEnd(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
-  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-  return prefix;
-}
-
 bool hasPrefix(const std::string& key, const std::string& prefix) { return key.compare(0, prefix.size(), prefix) == 0; }
 
 enum EventKind : std::int64_t { kPut = 0, kDelete = 1 };

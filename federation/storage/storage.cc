@@ -17,4 +17,10 @@ bool deliverToWatch(const WatchCallback& onEvent, const WatchEvent& event, const
   return false;
 }
 
+std::string prefixEnd(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
 }  // namespace fedhpa::storage

@@ -121,6 +121,10 @@ using WatchCallback = std::function<void(const WatchEvent&)>;
 // `watch`'s name, when it threw. Let out of that thread, the exception would end the process.
 bool deliverToWatch(const WatchCallback& onEvent, const WatchEvent& event, const std::string& watch);
 
+// The first key after every key that starts with prefix; empty when there is none (prefix empty
+// or all 0xff bytes).
+std::string prefixEnd(std::string prefix);
+
 class Storage {
  public:
   virtual ~Storage() = default;

@@ -1,12 +1,12 @@
 #include "test/fuzz/in_memory_api.h"
 
-#include <boost/log/core.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 
 #include "federation/api/resource.h"
+#include "federation/common/logging.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/fuzz/fuzz_checks.h"
 
@@ -121,7 +121,7 @@ bool isJson(const http::Response& response) {
 
 InMemoryApi::InMemoryApi() {
   // The server logs every internal error; a fuzzer provokes thousands of client errors a second.
-  boost::log::core::get()->set_logging_enabled(false);
+  logging::setSilenced(true);
   auto resources = api::federationResources();
   apiserver::ApiServerOptions options;
   server_ = std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}), std::move(resources),

@@ -8,7 +8,9 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "partitioner/reasons.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::partitioner::testing {
@@ -70,6 +72,8 @@ inline Policy policy(Policy::Kind kind, std::chrono::seconds window = 120s) {
   return Policy{kind, window};
 }
 
+inline const Policy kDemand = policy(Policy::Kind::Demand);
+
 // The limits the plan gives `name` (empty: no HPA there); a name the plan does not list at all
 // is a failure of the test, not an empty result.
 inline std::optional<Limits> planned(const Plan& plan, const std::string& name) {
@@ -78,6 +82,21 @@ inline std::optional<Limits> planned(const Plan& plan, const std::string& name) 
   }
   ADD_FAILURE() << "no cluster " << name;
   return std::nullopt;
+}
+
+// Every cluster's limits, in the plan's order.
+inline std::vector<std::optional<Limits>> resultOf(const Plan& plan) {
+  std::vector<std::optional<Limits>> result;
+  for (const ClusterPlan& c : plan.clusters) result.push_back(c.limits);
+  return result;
+}
+
+// Why the plan moves `cluster`'s limits; empty when it does not move them.
+inline std::string reasonForCluster(const Plan& plan, const std::string& cluster) {
+  for (const Move& m : plan.moves) {
+    if (m.cluster == cluster) return reasonFor(plan, m);
+  }
+  return "";
 }
 
 }  // namespace fedhpa::partitioner::testing

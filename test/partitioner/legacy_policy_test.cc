@@ -36,12 +36,6 @@ class RandomOrder : public IterationOrder {
   std::mt19937_64 rng_;
 };
 
-std::vector<std::optional<Limits>> resultOf(const Plan& plan) {
-  std::vector<std::optional<Limits>> result;
-  for (const ClusterPlan& c : plan.clusters) result.push_back(c.limits);
-  return result;
-}
-
 std::vector<ClusterState> byName(std::vector<ClusterState> clusters) {
   std::sort(clusters.begin(), clusters.end(),
             [](const ClusterState& a, const ClusterState& b) { return a.name < b.name; });

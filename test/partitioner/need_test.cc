@@ -84,22 +84,6 @@ TEST(NeedFromMetrics, MissingMetricsCountAsTheHpaCountsThem) {
   EXPECT_FALSE(needFromMetrics({}, 4));
 }
 
-std::optional<Limits> limitsOf(const Plan& plan, const std::string& name) {
-  for (const ClusterPlan& c : plan.clusters) {
-    if (c.name == name) return c.limits;
-  }
-  return std::nullopt;
-}
-
-std::string reasonFor(const Plan& plan, const std::string& name) {
-  for (const Move& m : plan.moves) {
-    if (m.cluster == name) return partitioner::reasonFor(plan, m);
-  }
-  return "";
-}
-
-const Policy kDemand = policy(Policy::Kind::Demand);
-
 // The example: saturated on a Pods metric, 25 against an AverageValue target of 10 at
 // 4/4 replicas, next to an idle member with 5 spare max. Its own HPA needs 10.
 TEST(DemandOnMetrics, PodsMetricMovesWhatTheHpaNeedsNotOne) {
@@ -110,12 +94,12 @@ TEST(DemandOnMetrics, PodsMetricMovesWhatTheHpaNeedsNotOne) {
        Cluster("member2").hpa(1, 6).running(1, 1).scaledAgo(600s)
            .metric(Source::Pods, "http_requests_per_second", Target::AverageValue, 10, 2)},
       kDemand, kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), (Limits{1, 9}));
-  EXPECT_EQ(limitsOf(plan, "member2"), (Limits{1, 1}));
-  EXPECT_THAT(reasonFor(plan, "member1"),
+  EXPECT_EQ(planned(plan, "member1"), (Limits{1, 9}));
+  EXPECT_EQ(planned(plan, "member2"), (Limits{1, 1}));
+  EXPECT_THAT(reasonForCluster(plan, "member1"),
               HasSubstr("saturated (4/4 replicas at http_requests_per_second 25 > 10 per pod "
                         "target, need 10 (ScalingLimited: TooManyReplicas)): received max 5 from member2"));
-  EXPECT_THAT(reasonFor(plan, "member2"), HasSubstr("gave max 5 to member1"));
+  EXPECT_THAT(reasonForCluster(plan, "member2"), HasSubstr("gave max 5 to member1"));
 
   // legacy moves one, as kubefed v1 did.
   const Plan legacy = partition(
@@ -125,7 +109,7 @@ TEST(DemandOnMetrics, PodsMetricMovesWhatTheHpaNeedsNotOne) {
        Cluster("member2").hpa(1, 6).running(1, 1).scaledAgo(600s)
            .metric(Source::Pods, "http_requests_per_second", Target::AverageValue, 10, 2)},
       policy(Policy::Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(legacy, "member1"), (Limits{1, 5}));
+  EXPECT_EQ(planned(legacy, "member1"), (Limits{1, 5}));
 }
 
 struct SaturatedOn {
@@ -153,8 +137,8 @@ TEST(DemandOnMetrics, EveryMetricTypeSaturates) {
          Cluster("member2").hpa(1, 16).running(2, 2).scaledAgo(600s)
              .metric(c.source, "m", c.target, c.targetValue, c.current / 4)},
         kDemand, kNow);
-    EXPECT_EQ(limitsOf(plan, "member1")->max, c.expectedMax) << c.what;
-    EXPECT_EQ(limitsOf(plan, "member1")->max + limitsOf(plan, "member2")->max, 20) << c.what;
+    EXPECT_EQ(planned(plan, "member1")->max, c.expectedMax) << c.what;
+    EXPECT_EQ(planned(plan, "member1")->max + planned(plan, "member2")->max, 20) << c.what;
   }
 }
 
@@ -168,8 +152,8 @@ TEST(DemandOnMetrics, LowCpuDoesNotHideAHighCustomMetric) {
            .metric(Source::Resource, "cpu", Target::Utilization, 50, 10)
            .metric(Source::Pods, "queue_depth", Target::AverageValue, 10, 1)},
       kDemand, kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), (Limits{1, 9}));
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("queue_depth 30 > 10 per pod target, need 9"));
+  EXPECT_EQ(planned(plan, "member1"), (Limits{1, 9}));
+  EXPECT_THAT(reasonForCluster(plan, "member1"), HasSubstr("queue_depth 30 > 10 per pod target, need 9"));
 }
 
 TEST(DemandOnMetrics, WithinToleranceIsNotSaturated) {
@@ -191,7 +175,7 @@ TEST(DemandOnMetrics, AllMetricsMissingFallsBackToTheReplicaCounts) {
        Cluster("member2").hpa(1, 6).running(1, 1).scaledAgo(600s)
            .metric(Source::External, "jobs", Target::Value, 10, std::nullopt)},
       kDemand, kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), (Limits{1, 5}));
+  EXPECT_EQ(planned(plan, "member1"), (Limits{1, 5}));
 }
 
 }  // namespace
@@ -201,13 +185,6 @@ namespace fedhpa::partitioner {
 namespace {
 
 using namespace testing;  // NOLINT: the builders
-
-std::string why(const Plan& plan, const std::string& name) {
-  for (const Move& m : plan.moves) {
-    if (m.cluster == name) return partitioner::reasonFor(plan, m);
-  }
-  return "";
-}
 
 // member2 still runs 10 replicas (its HPA's scale-down stabilisation) at 10 % of a 50 % target:
 // it needs 2, and keeps 2 + a margin of 1 while member1 is saturated.
@@ -220,7 +197,7 @@ TEST(Reclaim, ASaturatedClusterTakesWhatAnotherHoldsBeyondItsNeedPlusMargin) {
   EXPECT_EQ(reclaimMargin(2), 1);
   EXPECT_EQ(planned(plan, "member2"), (Limits{1, 3}));
   EXPECT_EQ(planned(plan, "member1"), (Limits{1, 11}));
-  EXPECT_THAT(why(plan, "member2"),
+  EXPECT_THAT(reasonForCluster(plan, "member2"),
               HasSubstr("holds more than it needs (10/10 replicas at 10% <= 50% target; "
                         "keeps need 2 + margin 1): gave max 7 to member1"));
 }

@@ -16,21 +16,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Kind = Policy::Kind;
 
-std::optional<Limits> limitsOf(const Plan& plan, const std::string& name) {
-  for (const ClusterPlan& c : plan.clusters) {
-    if (c.name == name) return c.limits;
-  }
-  ADD_FAILURE() << "no cluster " << name << " in the plan";
-  return std::nullopt;
-}
-
-std::string reasonFor(const Plan& plan, const std::string& name) {
-  for (const Move& m : plan.moves) {
-    if (m.cluster == name) return partitioner::reasonFor(plan, m);
-  }
-  return "";
-}
-
 constexpr Limits L(Replicas min, Replicas max) { return Limits{min, max}; }
 
 class BothPolicies : public ::testing::TestWithParam<Kind> {};
@@ -42,7 +27,7 @@ TEST_P(BothPolicies, DocumentedExampleThreeClustersMax9Min2) {
                               {Cluster("member1"), Cluster("member2"), Cluster("member3")},
                               policy(GetParam()), kNow);
   for (const char* name : {"member1", "member2", "member3"}) {
-    EXPECT_EQ(limitsOf(plan, name), L(1, 3)) << name;
+    EXPECT_EQ(planned(plan, name), L(1, 3)) << name;
   }
   EXPECT_EQ(plan.moves.size(), 3u);
 }
@@ -50,9 +35,9 @@ TEST_P(BothPolicies, DocumentedExampleThreeClustersMax9Min2) {
 TEST(Partition, DemandSkipsOneClusterWhenMaxIsBelowTheClusterCount) {
   const Plan plan = partition(federated(1, 2), {Cluster("a"), Cluster("b"), Cluster("c")},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "a"), L(1, 1));
-  EXPECT_EQ(limitsOf(plan, "b"), L(1, 1));
-  EXPECT_EQ(limitsOf(plan, "c"), std::nullopt);
+  EXPECT_EQ(planned(plan, "a"), L(1, 1));
+  EXPECT_EQ(planned(plan, "b"), L(1, 1));
+  EXPECT_EQ(planned(plan, "c"), std::nullopt);
 }
 
 TEST(Partition, LegacyKeepsKubefedsFloorOfTwoPerCluster) {
@@ -60,9 +45,9 @@ TEST(Partition, LegacyKeepsKubefedsFloorOfTwoPerCluster) {
   // cluster; legacy reproduces it (the demand policy spreads 1 + 1).
   const Plan plan = partition(federated(1, 2), {Cluster("a"), Cluster("b"), Cluster("c")},
                               policy(Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(plan, "a"), L(1, 2));
-  EXPECT_EQ(limitsOf(plan, "b"), std::nullopt);
-  EXPECT_EQ(limitsOf(plan, "c"), std::nullopt);
+  EXPECT_EQ(planned(plan, "a"), L(1, 2));
+  EXPECT_EQ(planned(plan, "b"), std::nullopt);
+  EXPECT_EQ(planned(plan, "c"), std::nullopt);
 }
 
 TEST(Partition, ZeroClustersGiveAnEmptyPlanWithAReason) {
@@ -80,16 +65,16 @@ TEST(Partition, NewClusterJoiningGetsItsShareFromIdleClusters) {
       Cluster("member2").hpa(1, 5).running(1, 1).scaledAgo(600s), Cluster("member3")};
 
   const Plan demand = partition(federated(2, 10), clusters, policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(demand, "member1"), L(1, 4));
-  EXPECT_EQ(limitsOf(demand, "member2"), L(1, 3));
-  EXPECT_EQ(limitsOf(demand, "member3"), L(1, 3));
-  EXPECT_THAT(reasonFor(demand, "member3"), HasSubstr("new cluster: received max 1 from member1"));
+  EXPECT_EQ(planned(demand, "member1"), L(1, 4));
+  EXPECT_EQ(planned(demand, "member2"), L(1, 3));
+  EXPECT_EQ(planned(demand, "member3"), L(1, 3));
+  EXPECT_THAT(reasonForCluster(demand, "member3"), HasSubstr("new cluster: received max 1 from member1"));
 
   // kubefed v1: one replica from each offering cluster, new clusters first.
   const Plan legacy = partition(federated(2, 10), clusters, policy(Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 4));
-  EXPECT_EQ(limitsOf(legacy, "member2"), L(1, 4));
-  EXPECT_EQ(limitsOf(legacy, "member3"), L(1, 2));
+  EXPECT_EQ(planned(legacy, "member1"), L(1, 4));
+  EXPECT_EQ(planned(legacy, "member2"), L(1, 4));
+  EXPECT_EQ(planned(legacy, "member3"), L(1, 2));
 }
 
 TEST(Partition, NewClusterWaitsWhenEveryoneUsesTheirMax) {
@@ -98,7 +83,7 @@ TEST(Partition, NewClusterWaitsWhenEveryoneUsesTheirMax) {
                                Cluster("member2").hpa(1, 5).running(5, 5).cpu(50).scaledAgo(600s),
                                Cluster("member3")},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "member3"), std::nullopt);
+  EXPECT_EQ(planned(plan, "member3"), std::nullopt);
   EXPECT_TRUE(plan.moves.empty());
   EXPECT_THAT(summaryOf(plan), HasSubstr("new cluster waits"));
 }
@@ -110,16 +95,16 @@ TEST(Partition, SaturatedClusterNextToIdleOneReceivesMax) {
 
   // demand: ceil(5 * 90 / 50) - 5 = 4 in one step, all member2 does not use.
   const Plan demand = partition(federated(2, 10), clusters, policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(demand, "member1"), L(1, 9));
-  EXPECT_EQ(limitsOf(demand, "member2"), L(1, 1));
-  EXPECT_THAT(reasonFor(demand, "member1"),
+  EXPECT_EQ(planned(demand, "member1"), L(1, 9));
+  EXPECT_EQ(planned(demand, "member2"), L(1, 1));
+  EXPECT_THAT(reasonForCluster(demand, "member1"),
               HasSubstr("saturated (5/5 replicas at 90% > 50% target): received max 4 from member2"));
-  EXPECT_THAT(reasonFor(demand, "member2"), HasSubstr("gave max 4 to member1"));
+  EXPECT_THAT(reasonForCluster(demand, "member2"), HasSubstr("gave max 4 to member1"));
 
   // legacy: one replica per giving cluster per reconcile.
   const Plan legacy = partition(federated(2, 10), clusters, policy(Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 6));
-  EXPECT_EQ(limitsOf(legacy, "member2"), L(1, 4));
+  EXPECT_EQ(planned(legacy, "member1"), L(1, 6));
+  EXPECT_EQ(planned(legacy, "member2"), L(1, 4));
 }
 
 TEST_P(BothPolicies, SaturatedClusterWithNoGiverMovesNothing) {
@@ -127,8 +112,8 @@ TEST_P(BothPolicies, SaturatedClusterWithNoGiverMovesNothing) {
                               {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
                                Cluster("member2").hpa(1, 5).running(4, 5).cpu(80).scaledAgo(600s)},
                               policy(GetParam()), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 5));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 5));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 5));
+  EXPECT_EQ(planned(plan, "member2"), L(1, 5));
   EXPECT_TRUE(plan.moves.empty());
 }
 
@@ -164,7 +149,7 @@ TEST(Partition, DemandNeedsEvidenceOfLoadWhereTheStatusGivesIt) {
                                  {Cluster("member1").hpa(1, 5).running(5, 5).limitedByMax(true).scaledAgo(600s),
                                   Cluster("member2").hpa(1, 5).running(1, 1).scaledAgo(600s)},
                                  policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(limited, "member1"), L(1, 6));
+  EXPECT_EQ(planned(limited, "member1"), L(1, 6));
 }
 
 TEST(Partition, FederatedMaxLoweredTakesTheLargestUnusedMaxFirst) {
@@ -174,13 +159,13 @@ TEST(Partition, FederatedMaxLoweredTakesTheLargestUnusedMaxFirst) {
   // 10 -> 4: member2 has 4 unused, member1 3; both are inside the window, which a smaller spec
   // overrides.
   const Plan demand = partition(federated(2, 4), clusters, policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(demand, "member1"), L(1, 3));
-  EXPECT_EQ(limitsOf(demand, "member2"), L(1, 1));
-  EXPECT_THAT(reasonFor(demand, "member2"), HasSubstr("fitting the federated max of 4: max 5 -> 1"));
+  EXPECT_EQ(planned(demand, "member1"), L(1, 3));
+  EXPECT_EQ(planned(demand, "member2"), L(1, 1));
+  EXPECT_THAT(reasonForCluster(demand, "member2"), HasSubstr("fitting the federated max of 4: max 5 -> 1"));
   // kubefed v1 reduces one replica per cluster per round.
   const Plan legacy = partition(federated(2, 4), clusters, policy(Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 2));
-  EXPECT_EQ(limitsOf(legacy, "member2"), L(1, 2));
+  EXPECT_EQ(planned(legacy, "member1"), L(1, 2));
+  EXPECT_EQ(planned(legacy, "member2"), L(1, 2));
 }
 
 TEST(Partition, FederatedMaxLoweredBelowTheClusterCountDropsTheLeastBusy) {
@@ -188,9 +173,9 @@ TEST(Partition, FederatedMaxLoweredBelowTheClusterCountDropsTheLeastBusy) {
                               {Cluster("member1").hpa(1, 3).running(3, 3).scaledAgo(600s),
                                Cluster("member2").hpa(1, 3).running(1, 1).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 1));
-  EXPECT_EQ(limitsOf(plan, "member2"), std::nullopt);
-  EXPECT_THAT(reasonFor(plan, "member2"), HasSubstr("fitting the federated max of 1"));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 1));
+  EXPECT_EQ(planned(plan, "member2"), std::nullopt);
+  EXPECT_THAT(reasonForCluster(plan, "member2"), HasSubstr("fitting the federated max of 1"));
 }
 
 TEST(Partition, FederatedMaxRaisedGoesToSaturatedClustersFirst) {
@@ -199,10 +184,10 @@ TEST(Partition, FederatedMaxRaisedGoesToSaturatedClustersFirst) {
                                Cluster("member2").hpa(1, 5).running(2, 2).cpu(40).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
   // member1 asks for ceil(5 * 100 / 50) - 5 = 5: the 4 new ones, and 1 member2 does not use.
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 10));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 4));
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("filling the federated max of 14: max 5 -> 9"));
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("received max 1 from member2"));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 10));
+  EXPECT_EQ(planned(plan, "member2"), L(1, 4));
+  EXPECT_THAT(reasonForCluster(plan, "member1"), HasSubstr("filling the federated max of 14: max 5 -> 9"));
+  EXPECT_THAT(reasonForCluster(plan, "member1"), HasSubstr("received max 1 from member2"));
 }
 
 // The members may hold less than the federated max with the spec unchanged: the raise that a
@@ -213,9 +198,9 @@ TEST(Partition, SumOfMaxBelowAnUnchangedFederatedMaxIsFilledNotRaised) {
                               {Cluster("member1").hpa(1, 3).running(3, 3).cpu(100).scaledAgo(30s),
                                Cluster("member2").hpa(1, 5).running(2, 2).cpu(40).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1")->max + limitsOf(plan, "member2")->max, 10);
-  EXPECT_THAT(reasonFor(plan, "member1"), HasSubstr("filling the federated max of 10: max 3 -> 5"));
-  EXPECT_THAT(reasonFor(plan, "member1"), Not(HasSubstr("raised")));
+  EXPECT_EQ(planned(plan, "member1")->max + planned(plan, "member2")->max, 10);
+  EXPECT_THAT(reasonForCluster(plan, "member1"), HasSubstr("filling the federated max of 10: max 3 -> 5"));
+  EXPECT_THAT(reasonForCluster(plan, "member1"), Not(HasSubstr("raised")));
 }
 
 TEST(Partition, LegacyFederatedMaxRaisedFollowsKubefed) {
@@ -224,8 +209,8 @@ TEST(Partition, LegacyFederatedMaxRaisedFollowsKubefed) {
                                Cluster("member2").hpa(1, 5).running(1, 1).scaledAgo(600s)},
                               policy(Kind::Legacy), kNow);
   // Σ max 10 -> 20: kubefed v1 hands its distribution count (20 / 2) to the first cluster.
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 15));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 5));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 15));
+  EXPECT_EQ(planned(plan, "member2"), L(1, 5));
 }
 
 TEST_P(BothPolicies, FederatedMinRaisedAndLowered) {
@@ -233,14 +218,14 @@ TEST_P(BothPolicies, FederatedMinRaisedAndLowered) {
       Cluster("member1").hpa(1, 5).running(3, 3).scaledAgo(600s),
       Cluster("member2").hpa(1, 5).running(3, 3).scaledAgo(600s)};
   const Plan raised = partition(federated(6, 10), clusters, policy(GetParam()), kNow);
-  EXPECT_EQ(limitsOf(raised, "member1")->min + limitsOf(raised, "member2")->min, 6);
+  EXPECT_EQ(planned(raised, "member1")->min + planned(raised, "member2")->min, 6);
 
   const std::vector<ClusterState> high = {
       Cluster("member1").hpa(3, 5).running(3, 3).scaledAgo(600s),
       Cluster("member2").hpa(3, 5).running(3, 3).scaledAgo(600s)};
   const Plan lowered = partition(federated(2, 10), high, policy(GetParam()), kNow);
-  EXPECT_EQ(limitsOf(lowered, "member1")->min, 1);
-  EXPECT_EQ(limitsOf(lowered, "member2")->min, 1);
+  EXPECT_EQ(planned(lowered, "member1")->min, 1);
+  EXPECT_EQ(planned(lowered, "member2")->min, 1);
 }
 
 TEST(Partition, LegacyMinMovesToAClusterThatWantsItFromOneThatOffersIt) {
@@ -248,8 +233,8 @@ TEST(Partition, LegacyMinMovesToAClusterThatWantsItFromOneThatOffersIt) {
                               {Cluster("member1").hpa(3, 5).running(3, 3).scaledAgo(600s),
                                Cluster("member2").hpa(1, 5).running(4, 4).scaledAgo(600s)},
                               policy(Kind::Legacy), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), L(2, 5));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(2, 5));
+  EXPECT_EQ(planned(plan, "member1"), L(2, 5));
+  EXPECT_EQ(planned(plan, "member2"), L(2, 5));
 }
 
 TEST(Partition, DemandMinMovesFromAnIdleClusterToASaturatedOne) {
@@ -258,9 +243,9 @@ TEST(Partition, DemandMinMovesFromAnIdleClusterToASaturatedOne) {
                                Cluster("member2").hpa(1, 5).running(5, 5).cpu(80).scaledAgo(600s)},
                               policy(Kind::Demand), kNow);
   // member1 needs ceil(3 * 20 / 50) = 2: it gives max 2 (5 - 3 in use) and min 1.
-  EXPECT_EQ(limitsOf(plan, "member1"), L(2, 3));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(2, 7));
-  EXPECT_THAT(reasonFor(plan, "member2"), HasSubstr("received min 1 from member1"));
+  EXPECT_EQ(planned(plan, "member1"), L(2, 3));
+  EXPECT_EQ(planned(plan, "member2"), L(2, 7));
+  EXPECT_THAT(reasonForCluster(plan, "member2"), HasSubstr("received min 1 from member1"));
 }
 
 TEST_P(BothPolicies, ForbiddenWindowStopsAGiver) {
@@ -277,10 +262,10 @@ TEST(Partition, ForbiddenWindowStopsALegacyReceiverButNotADemandOne) {
       Cluster("member2").hpa(1, 5).running(1, 1).cpu(10).scaledAgo(600s)};
   EXPECT_TRUE(partition(federated(2, 10), clusters, policy(Kind::Legacy), kNow).moves.empty());
   const Plan demand = partition(federated(2, 10), clusters, policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(demand, "member1"), L(1, 9));
+  EXPECT_EQ(planned(demand, "member1"), L(1, 9));
   // With the window at 0 legacy moves too.
   const Plan legacy = partition(federated(2, 10), clusters, policy(Kind::Legacy, 0s), kNow);
-  EXPECT_EQ(limitsOf(legacy, "member1"), L(1, 6));
+  EXPECT_EQ(planned(legacy, "member1"), L(1, 6));
 }
 
 TEST(Partition, PristineClusterMayGive) {
@@ -288,8 +273,8 @@ TEST(Partition, PristineClusterMayGive) {
                               {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),
                                Cluster("member2").hpa(1, 5)},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 9));
-  EXPECT_EQ(limitsOf(plan, "member2"), L(1, 1));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 9));
+  EXPECT_EQ(planned(plan, "member2"), L(1, 1));
 }
 
 TEST(Partition, PreferencesBoundAMove) {
@@ -298,18 +283,18 @@ TEST(Partition, PreferencesBoundAMove) {
                                Cluster("member2").hpa(1, 5).running(1, 1).cpu(10).scaledAgo(600s).prefer({}, 3, {})},
                               policy(Kind::Demand), kNow);
   // member1 wants 4 more but may hold at most 7; member2 keeps its preferred floor of 3.
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 7));
-  EXPECT_EQ(limitsOf(plan, "member2")->max, 3);
-  EXPECT_GE(limitsOf(plan, "member2")->min, 3);
+  EXPECT_EQ(planned(plan, "member1"), L(1, 7));
+  EXPECT_EQ(planned(plan, "member2")->max, 3);
+  EXPECT_GE(planned(plan, "member2")->min, 3);
 }
 
 TEST(Partition, PreferenceWeightsShapeTheInitialSpread) {
   const Plan plan = partition(federated(4, 12),
                               {Cluster("a").prefer(2, {}, {}), Cluster("b"), Cluster("c")},
                               policy(Kind::Demand), kNow);
-  EXPECT_EQ(limitsOf(plan, "a"), L(2, 6));
-  EXPECT_EQ(limitsOf(plan, "b"), L(1, 3));
-  EXPECT_EQ(limitsOf(plan, "c"), L(1, 3));
+  EXPECT_EQ(planned(plan, "a"), L(2, 6));
+  EXPECT_EQ(planned(plan, "b"), L(1, 3));
+  EXPECT_EQ(planned(plan, "c"), L(1, 3));
 }
 
 TEST_P(BothPolicies, KubefedHangCaseGivesAValidPlan) {
@@ -318,8 +303,8 @@ TEST_P(BothPolicies, KubefedHangCaseGivesAValidPlan) {
   const Plan plan = partition(federated(2, 10),
                               {Cluster("c1").hpa(1, 10).running(4, 4).scaledAgo(0s), Cluster("c2")},
                               policy(GetParam()), kNow);
-  EXPECT_EQ(limitsOf(plan, "c1"), L(2, 10));
-  EXPECT_EQ(limitsOf(plan, "c2"), std::nullopt);
+  EXPECT_EQ(planned(plan, "c1"), L(2, 10));
+  EXPECT_EQ(planned(plan, "c2"), std::nullopt);
   if (GetParam() == Kind::Legacy) {
     EXPECT_THAT(summaryOf(plan), HasSubstr("never finish"));
   }
@@ -332,7 +317,7 @@ TEST_P(BothPolicies, QuietFederationIsStable) {
       Cluster("member3").hpa(1, 3).running(1, 1).cpu(20).scaledAgo(600s)};
   const Plan plan = partition(federated(3, 10), clusters, policy(GetParam()), kNow);
   EXPECT_TRUE(plan.moves.empty()) << partitioner::reasonFor(plan, plan.moves.front());
-  EXPECT_EQ(limitsOf(plan, "member1"), L(1, 4));
+  EXPECT_EQ(planned(plan, "member1"), L(1, 4));
 }
 
 TEST_P(BothPolicies, InputOrderDoesNotMatter) {

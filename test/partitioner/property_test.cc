@@ -20,12 +20,6 @@ using Kind = Policy::Kind;
 constexpr int kShards = 4;
 constexpr int kInputsPerShard = 25'000;
 
-std::vector<std::optional<Limits>> resultOf(const Plan& plan) {
-  std::vector<std::optional<Limits>> result;
-  for (const ClusterPlan& c : plan.clusters) result.push_back(c.limits);
-  return result;
-}
-
 std::string describe(const RandomCase& c) {
   std::ostringstream out;
   out << "federated {" << c.spec.limits.min << ", " << c.spec.limits.max << "} policy "

@@ -10,8 +10,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the builders
 
-const Policy kDemand = policy(Policy::Kind::Demand);
-
 TEST(Tiers, MaxFillsTheLowestTierFirstAndSpillsBeyondItsCaps) {
   const auto place = [](Replicas max) {
     return partition(federated(1, max),

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "federation/apiserver/request_info.h"
+#include "federation/common/ascii.h"
 
 namespace fedhpa::apiserver::authz {
 
@@ -16,11 +17,6 @@ UserIdentity identityOf(const std::optional<http::UserInfo>& user) {
 }
 
 namespace {
-
-std::string lowered(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // A list or watch with fieldSelector=metadata.name=x (client-go's informer for one object) is
 // authorized as a request for that name, as kube-apiserver does.
@@ -55,7 +51,7 @@ Attributes requestAttributes(const http::Request& request, const UserIdentity& u
     if (info->group.empty() && info->resource == "namespaces" && attributes.namespaceName.empty())
       attributes.namespaceName = info->name;
   } else {
-    attributes.verb = lowered(request.method);
+    attributes.verb = asciiLowered(request.method);
   }
   return attributes;
 }

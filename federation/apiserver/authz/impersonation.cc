@@ -1,4 +1,5 @@
 #include "federation/apiserver/authz/impersonation.h"
+#include "federation/common/ascii.h"
 
 #include <algorithm>
 
@@ -7,11 +8,6 @@ namespace fedhpa::apiserver::authz {
 namespace {
 
 constexpr std::string_view kExtraPrefix = "impersonate-extra-";
-
-std::string lowered(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Extra keys travel percent-encoded in the header name (they may hold '/').
 std::string percentDecoded(const std::string& text) {
@@ -44,7 +40,7 @@ std::optional<UserIdentity> impersonatedUser(const http::Request& request, const
   std::vector<std::string> groups;
   std::map<std::string, std::vector<std::string>> extra;
   for (const auto& [name, value] : request.headers) {
-    const std::string lower = lowered(name);
+    const std::string lower = asciiLowered(name);
     if (lower == "impersonate-group") groups.push_back(value);
     if (lower.rfind(kExtraPrefix, 0) == 0 && lower.size() > kExtraPrefix.size())
       extra[percentDecoded(lower.substr(kExtraPrefix.size()))].push_back(value);

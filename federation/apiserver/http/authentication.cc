@@ -1,4 +1,5 @@
 #include "federation/apiserver/http/authentication.h"
+#include "federation/common/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -68,9 +69,7 @@ std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& auth
   header.erase(std::find_if(header.rbegin(), header.rend(), notSpace).base(), header.end());
   const auto space = header.find(' ');
   if (space == std::string::npos) return std::nullopt;
-  std::string scheme = header.substr(0, space);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer") return std::nullopt;
+  if (asciiLowered(header.substr(0, space)) != "bearer") return std::nullopt;
   const std::string token = header.substr(space + 1, header.find(' ', space + 1) - space - 1);
   if (token.empty()) return std::nullopt;
   const auto it = users_.find(token);

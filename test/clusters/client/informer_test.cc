@@ -17,7 +17,7 @@
 namespace fedhpa::clusters {
 namespace {
 
-const Resource kHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
+const Resource kHpaResource{"autoscaling", "v2", "horizontalpodautoscalers", true};
 
 InformerOptions inDefault() {
   InformerOptions options;
@@ -91,7 +91,7 @@ class InformerTest : public ::testing::Test {
     std::sort(out.begin(), out.end());
     return out;
   }
-  std::vector<std::string> serverState() { return summary(client_->list(kHpas, "default", {})["items"].get<std::vector<json>>()); }
+  std::vector<std::string> serverState() { return summary(client_->list(kHpaResource, "default", {})["items"].get<std::vector<json>>()); }
   bool converges(Informer& informer) {
     for (int i = 0; i < 100; ++i) {
       if (summary(informer.list()) == serverState()) return true;
@@ -108,22 +108,22 @@ class InformerTest : public ::testing::Test {
 };
 
 TEST_F(InformerTest, SyncsAndDeliversEventsInOrder) {
-  client_->create(kHpas, "default", hpa("a", 2));
+  client_->create(kHpaResource, "default", hpa("a", 2));
   Recorder recorder;
-  Informer informer(*client_, kHpas, recorder.handlers(), inDefault());
+  Informer informer(*client_, kHpaResource, recorder.handlers(), inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   EXPECT_TRUE(informer.get("default", "a"));
-  client_->create(kHpas, "default", hpa("b", 2));
-  client_->mergePatch(kHpas, "default", "b", {{"spec", {{"maxReplicas", 3}}}});
-  client_->remove(kHpas, "default", "b");
+  client_->create(kHpaResource, "default", hpa("b", 2));
+  client_->mergePatch(kHpaResource, "default", "b", {{"spec", {{"maxReplicas", 3}}}});
+  client_->remove(kHpaResource, "default", "b");
   for (int i = 0; i < 100 && recorder.calls().size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_THAT(recorder.calls(), ::testing::ElementsAre("ADD a", "ADD b", "UPDATE b 3", "DELETE b"));
   EXPECT_EQ(informer.listNamespace("default").size(), 1u);
 }
 
 TEST_F(InformerTest, CacheEqualsTheServerAfterAMutationStorm) {
-  Informer informer(*client_, kHpas, {}, inDefault());
+  Informer informer(*client_, kHpaResource, {}, inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   std::mt19937 random(3);
@@ -131,9 +131,9 @@ TEST_F(InformerTest, CacheEqualsTheServerAfterAMutationStorm) {
     const std::string name = "h" + std::to_string(std::uniform_int_distribution<int>(0, 15)(random));
     try {
       switch (std::uniform_int_distribution<int>(0, 2)(random)) {
-        case 0: client_->create(kHpas, "default", hpa(name, 2)); break;
-        case 1: client_->mergePatch(kHpas, "default", name, {{"spec", {{"maxReplicas", i + 2}}}}); break;
-        case 2: client_->remove(kHpas, "default", name); break;
+        case 0: client_->create(kHpaResource, "default", hpa(name, 2)); break;
+        case 1: client_->mergePatch(kHpaResource, "default", name, {{"spec", {{"maxReplicas", i + 2}}}}); break;
+        case 2: client_->remove(kHpaResource, "default", name); break;
       }
     } catch (const ClientError&) {
       // exists already / not there: part of the storm
@@ -143,13 +143,13 @@ TEST_F(InformerTest, CacheEqualsTheServerAfterAMutationStorm) {
 }
 
 TEST_F(InformerTest, ConvergesAfterTheServerRestarts) {
-  Informer informer(*client_, kHpas, {}, inDefault());
+  Informer informer(*client_, kHpaResource, {}, inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
-  client_->create(kHpas, "default", hpa("before", 2));
+  client_->create(kHpaResource, "default", hpa("before", 2));
   restartServer();
-  client_->create(kHpas, "default", hpa("after", 2));
-  client_->remove(kHpas, "default", "before");
+  client_->create(kHpaResource, "default", hpa("after", 2));
+  client_->remove(kHpaResource, "default", "before");
   EXPECT_TRUE(converges(informer));
   EXPECT_FALSE(informer.get("default", "before"));
 }
@@ -162,10 +162,10 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
   config.server = "http://127.0.0.1:" + std::to_string(port_);
   client_ = std::make_unique<RestClient>(config);
   Recorder recorder;
-  Informer informer(*client_, kHpas, recorder.handlers(), inDefault());
+  Informer informer(*client_, kHpaResource, recorder.handlers(), inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
-  client_->create(kHpas, "default", hpa("gone-while-away", 2));
+  client_->create(kHpaResource, "default", hpa("gone-while-away", 2));
   for (int i = 0; i < 50 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   server_.reset();
   {
@@ -177,7 +177,7 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
     for (int i = 0; i < 20; ++i) storage->create("/core/events/default/filler-" + std::to_string(i), "{}");
   }
   startServer(port_);
-  client_->create(kHpas, "default", hpa("new", 2));
+  client_->create(kHpaResource, "default", hpa("new", 2));
   EXPECT_TRUE(converges(informer));
   const auto calls = recorder.calls();
   EXPECT_NE(std::find(calls.begin(), calls.end(), "DELETE gone-while-away"), calls.end())
@@ -188,7 +188,7 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
 // first probe's Ready conditions) is woken by the change itself: the count it read before checking
 // moves, and the change is in the cache when the wait returns.
 TEST_F(InformerTest, AWaitForChangeEndsWhenTheCacheTakesAChange) {
-  Informer informer(*client_, kHpas, {}, inDefault());
+  Informer informer(*client_, kHpaResource, {}, inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   const std::uint64_t seen = informer.changes();
@@ -198,7 +198,7 @@ TEST_F(InformerTest, AWaitForChangeEndsWhenTheCacheTakesAChange) {
   // without a wake-up).
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    client_->create(kHpas, "default", hpa("web", 2));
+    client_->create(kHpaResource, "default", hpa("web", 2));
   });
   const bool changed = informer.waitForChange(seen, std::chrono::seconds(60));
   writer.join();
@@ -210,7 +210,7 @@ TEST_F(InformerTest, AWaitForChangeEndsWhenTheCacheTakesAChange) {
 }
 
 TEST_F(InformerTest, StopReturnsPromptlyWhileWatching) {
-  Informer informer(*client_, kHpas, {}, inDefault());
+  Informer informer(*client_, kHpaResource, {}, inDefault());
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   const auto started = std::chrono::steady_clock::now();
@@ -235,7 +235,7 @@ TEST(InformerRobustnessTest, AnUnreadableListIsListedAgainNotACrash) {
   InformerOptions options = inDefault();
   options.initialBackoff = std::chrono::milliseconds(1);
   options.maxBackoff = std::chrono::milliseconds(5);
-  Informer informer(client, kHpas, {}, options);
+  Informer informer(client, kHpaResource, {}, options);
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   for (int i = 0; i < 100 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));

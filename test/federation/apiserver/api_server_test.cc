@@ -18,9 +18,9 @@ using testing::call;
 using testing::WatchConnection;
 using ::testing::HasSubstr;
 
-constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+using testing::kHpas;
 constexpr const char* kHpaKeys = "/autoscaling/horizontalpodautoscalers/default/";  // their storage keys
-constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+using testing::kHpasV1;
 constexpr const char* kTableAccept =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 

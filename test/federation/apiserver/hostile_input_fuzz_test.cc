@@ -19,6 +19,7 @@
 #include <random>
 
 #include "federation/apiserver/api_server.h"
+#include "test/federation/apiserver/http_test_client.h"
 #include "federation/storage/sqlite_storage.h"
 
 namespace fedhpa::apiserver {
@@ -420,7 +421,7 @@ int envInt(const char* name, int fallback) {
   return value && *value ? std::atoi(value) : fallback;
 }
 
-enum class ResourceSet { Federation, MemberSim };
+using testing::ResourceSet;
 
 class HostileInputFuzz : public ::testing::TestWithParam<ResourceSet> {};
 

@@ -21,8 +21,8 @@ using testing::HttpReply;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
-constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+using testing::kHpas;
+using testing::kHpasV1;
 constexpr const char* kDeployments = "/apis/apps/v1/namespaces/default/deployments";
 
 json hpa(const std::string& name) {
@@ -64,7 +64,7 @@ void expectStatus(const HttpReply& reply, int code) {
   EXPECT_TRUE(api::machinery::isValidUtf8(reply.body));
 }
 
-enum class ResourceSet { Federation, MemberSim };
+using testing::ResourceSet;
 
 class HostileInputTest : public ::testing::TestWithParam<ResourceSet> {
  protected:

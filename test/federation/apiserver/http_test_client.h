@@ -107,4 +107,11 @@ class WatchConnection {
   std::string pending_;
 };
 
+// The default namespace's HPAs, in autoscaling/v2 and v1.
+inline constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+inline constexpr const char* kHpasV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+
+// Which server's resources a parameterized test serves: the federation's or a member-sim's.
+enum class ResourceSet { Federation, MemberSim };
+
 }  // namespace fedhpa::apiserver::testing

@@ -23,7 +23,7 @@ using apiserver::testing::call;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-constexpr const char* kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+using apiserver::testing::kHpas;
 
 // SQLite in memory, whose lists can be held until the test lets them go: a slow request on demand.
 class GatedStorage : public storage::Storage {

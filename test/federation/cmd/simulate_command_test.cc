@@ -17,12 +17,12 @@ using ::testing::HasSubstr;
 
 const std::string kScenarios = std::string(FEDHPA_SOURCE_DIR) + "/test/bench/scenarios/";
 
-struct Result {
+struct SimulateResult {
   int code;
   std::string out, err;
 };
 
-Result simulate(SimulateArgs args) {
+SimulateResult simulate(SimulateArgs args) {
   std::ostringstream out, err;
   const int code = runSimulate(args, out, err);
   return {code, out.str(), err.str()};
@@ -35,7 +35,7 @@ std::string writeTemp(const std::string& text) {
 }
 
 TEST(SimulateCommandTest, JsonReportsTheFiguresOfThePoliciesAskedFor) {
-  const Result both = simulate({{kScenarios + "shift.json"}, "both", std::nullopt, true});
+  const SimulateResult both = simulate({{kScenarios + "shift.json"}, "both", std::nullopt, true});
   ASSERT_EQ(both.code, 0) << both.err;
   const json report = json::parse(both.out);
   for (const char* policy : {"demand", "legacy"}) {
@@ -51,7 +51,7 @@ TEST(SimulateCommandTest, JsonReportsTheFiguresOfThePoliciesAskedFor) {
 }
 
 TEST(SimulateCommandTest, TheTableHasARowPerPolicy) {
-  const Result run = simulate({{kScenarios + "spike.json"}, "both", std::nullopt, false});
+  const SimulateResult run = simulate({{kScenarios + "spike.json"}, "both", std::nullopt, false});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("TRACKING"));
   EXPECT_THAT(run.out, ::testing::ContainsRegex("\ndemand +[01]\\.[0-9]{3} "));
@@ -61,7 +61,7 @@ TEST(SimulateCommandTest, TheTableHasARowPerPolicy) {
 TEST(SimulateCommandTest, MarkdownHasARowPerScenarioAndPolicyAndTheDescriptions) {
   SimulateArgs args{{kScenarios + "shift.json", kScenarios + "skewed.json"}, "both", std::nullopt, false};
   args.markdown = true;
-  const Result run = simulate(args);
+  const SimulateResult run = simulate(args);
   ASSERT_EQ(run.code, 0) << run.err;
   for (const char* row : {"| shift | demand | ", "| shift | legacy | ", "| skewed | demand | ", "| skewed | legacy | "})
     EXPECT_THAT(run.out, HasSubstr(row));
@@ -70,7 +70,7 @@ TEST(SimulateCommandTest, MarkdownHasARowPerScenarioAndPolicyAndTheDescriptions)
 
 TEST(SimulateCommandTest, ThePlotHasAPanelPerClusterAndBothPolicies) {
   const auto svgPath = std::filesystem::temp_directory_path() / ("fedhpa-plot-" + std::to_string(::getpid()) + ".svg");
-  const Result run = simulate({{kScenarios + "outage.json"}, "both", svgPath.string(), false});
+  const SimulateResult run = simulate({{kScenarios + "outage.json"}, "both", svgPath.string(), false});
   ASSERT_EQ(run.code, 0) << run.err;
   std::ifstream in(svgPath);
   const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -91,7 +91,7 @@ TEST(SimulateCommandTest, InvalidScenariosExitTwoWithOneClearLine) {
   };
   for (const auto& [text, message] : cases) {
     const std::string file = writeTemp(text);
-    const Result run = simulate({{file}, "both", std::nullopt, false});
+    const SimulateResult run = simulate({{file}, "both", std::nullopt, false});
     std::filesystem::remove(file);
     EXPECT_EQ(run.code, 2) << text;
     EXPECT_THAT(run.err, HasSubstr(message)) << text;

@@ -126,7 +126,7 @@ class CacherTest : public ::testing::Test {
   }
   std::atomic<int> backendLists_{0};
   CountingStorage* backend_ = nullptr;
-  testing::FakeTimeSource time_;
+  fedhpa::testing::FakeTimeSource time_;
 };
 
 TEST_F(CacherTest, ListsAndContinuePagesComeFromMemory) {

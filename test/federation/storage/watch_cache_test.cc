@@ -39,7 +39,7 @@ class WatchCacheTest : public ::testing::Test {
     return revisions;
   }
 
-  testing::FakeTimeSource time_;
+  fedhpa::testing::FakeTimeSource time_;
   Revision revision_ = 10;
 };
 
