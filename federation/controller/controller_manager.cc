@@ -29,8 +29,7 @@ clusters::InformerHandlers enqueueingHpas(WorkQueue& queue, HpaReconciler& recon
 
 ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters::ClientFactory memberClients,
                                      ControllerOptions options, TimeSource& time)
-    : federation_(federation),
-      options_(options),
+    : options_(options),
       time_(time),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),

@@ -67,7 +67,6 @@ class ControllerManager : public MemberClusters {
   bool stopping();
   MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
 
-  clusters::KubeClient& federation_;
   ControllerOptions options_;
   TimeSource& time_;
   clusters::ClusterRegistry registry_;

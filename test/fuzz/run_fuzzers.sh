@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every libFuzzer harness of a FEDHPA_FUZZ build for SECONDS each, one after the other,
+# Runs every libFuzzer harness of the clang sanitizer tree (build-asan) for SECONDS each, one after the other,
 # starting from the seed corpus in the repository (read only) plus what earlier runs found (kept in
 # the build tree). Exits non-zero when any harness reports a finding; the crashing input is left
 # in BUILD/fuzz-artifacts/ and the log's tail is printed.
