@@ -1,9 +1,8 @@
-// `fedhpa controller-manager` and `fedhpa up` (the whole federation on loopback).
+// `fedhpa controller-manager`: the HPA federation controller against a federation API.
 #pragma once
 
 namespace fedhpa::cmd {
 
 int controllerManagerMain(int argc, char** argv);
-int upMain(int argc, char** argv);
 
 }  // namespace fedhpa::cmd

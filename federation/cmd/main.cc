@@ -7,6 +7,7 @@
 
 #include "federation/cmd/apiserver_command.h"
 #include "federation/cmd/controller_command.h"
+#include "federation/cmd/up_command.h"
 #include "federation/cmd/flags.h"
 #include "federation/cmd/join_command.h"
 #include "federation/cmd/member_sim_command.h"

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
 #include "federation/cmd/flags.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -26,20 +26,20 @@ ordered_json limitsJson(const std::optional<pt::Limits>& limits) {
 }  // namespace
 
 ordered_json planCase(const json& input, pt::Policy::Kind policyKind, pt::TimePoint now) {
-  if (!input.is_object()) throw api::DecodeError("(top level)", "must be an object");
+  if (!input.is_object()) throw controller::DecodeError("(top level)", "must be an object");
   const auto federatedIt = input.find("federated");
-  if (federatedIt == input.end()) throw api::DecodeError("federated", "required");
-  const api::FederatedHpa federated = api::decodeFederatedHpa(*federatedIt, "federated");
+  if (federatedIt == input.end()) throw controller::DecodeError("federated", "required");
+  const controller::FederatedHpa federated = controller::decodeFederatedHpa(*federatedIt, "federated");
 
   const auto clustersIt = input.find("clusters");
-  if (clustersIt == input.end()) throw api::DecodeError("clusters", "required");
-  if (!clustersIt->is_object()) throw api::DecodeError("clusters", "must be an object of name: HPA or null");
+  if (clustersIt == input.end()) throw controller::DecodeError("clusters", "required");
+  if (!clustersIt->is_object()) throw controller::DecodeError("clusters", "must be an object of name: HPA or null");
 
   pt::Policy policy;
   policy.kind = policyKind;
   if (const auto window = input.find("scaleForbiddenWindowSeconds"); window != input.end()) {
     if (!window->is_number_integer() || window->get<long long>() < 0) {
-      throw api::DecodeError("scaleForbiddenWindowSeconds", "must be a non-negative integer");
+      throw controller::DecodeError("scaleForbiddenWindowSeconds", "must be a non-negative integer");
     }
     policy.scaleForbiddenWindow = std::chrono::seconds{window->get<long long>()};
   }
@@ -48,7 +48,7 @@ ordered_json planCase(const json& input, pt::Policy::Kind policyKind, pt::TimePo
   for (const auto& [name, hpa] : clustersIt->items()) {
     pt::ClusterState cluster;
     cluster.name = name;
-    if (!hpa.is_null()) cluster.hpa = api::decodeLocalHpa(hpa, "clusters." + name);
+    if (!hpa.is_null()) cluster.hpa = controller::decodeLocalHpa(hpa, "clusters." + name);
     if (const auto p = federated.preferences.find(name); p != federated.preferences.end()) {
       cluster.preferences = p->second;
     }
@@ -103,7 +103,7 @@ int runPartition(const PartitionArgs& args, std::ostream& out, std::ostream& err
   try {
     out << planCase(input, *policy, now).dump(2) << "\n";
     return 0;
-  } catch (const api::DecodeError& e) {
+  } catch (const controller::DecodeError& e) {
     err << "error: " << args.file << ": " << e.what() << "\n";
     return kUsageError;
   }

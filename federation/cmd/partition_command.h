@@ -18,7 +18,7 @@ struct PartitionArgs {
 };
 
 // The case file ({"federated": HPA, "clusters": {name: HPA | null}, "scaleForbiddenWindowSeconds":
-// n}) to the plan's JSON. Throws api::DecodeError naming the offending field.
+// n}) to the plan's JSON. Throws controller::DecodeError naming the offending field.
 nlohmann::ordered_json planCase(const nlohmann::json& input, partitioner::Policy::Kind policy,
                                 partitioner::TimePoint now);
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
 #include "federation/api/hpa_defaults.h"
 #include "federation/controller/cluster_selector.h"
 #include "federation/controller/hpa_status.h"
@@ -209,7 +209,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     return;
   }
   const json& planned = *cached;
-  const auto decoded = api::decodeFederatedHpa(planned, "federated");
+  const auto decoded = controller::decodeFederatedHpa(planned, "federated");
   const std::string selector = annotationOf(planned, kClusterSelectorAnnotation);
   // Members that may hold a copy but cannot be planned for keep what they hold: their share of
   // the federated limits is frozen, and the rest is partitioned over the healthy members.
@@ -239,7 +239,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     }
     if (!selected) continue;
     partitioner::ClusterState state{local.member.name, std::nullopt, {}};
-    if (local.hpa) state.hpa = api::decodeLocalHpa(*local.hpa, "clusters." + local.member.name);
+    if (local.hpa) state.hpa = controller::decodeLocalHpa(*local.hpa, "clusters." + local.member.name);
     if (const auto preferences = decoded.preferences.find(local.member.name); preferences != decoded.preferences.end())
       state.preferences = preferences->second;
     states.push_back(std::move(state));
@@ -300,8 +300,11 @@ bool HpaReconciler::echoesOwnWrite(const std::string& source, const json& object
                                   metaField(object, "resourceVersion"));
 }
 
-// Decreases first: no observer of all members may see the local maxima add up to more than the
-// federated max, so every raise waits until every lowered max and every delete is acknowledged.
+// Five ordered phases: mins that go up (within each member's current max), lowered maxima and
+// deletes, creates, raised maxima, then the mins given up. No observer of all members may see the
+// local maxima add up to more than the federated max, so every raise waits until every lowered
+// max and every delete is acknowledged; and a lowered member keeps the min it gives up until the
+// member taking it holds it, so the local minima never fall short of the federated min.
 std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan,
                                                     std::vector<MemberHpa>& locals, bool raisesAllowed) {
   std::map<std::string, std::optional<partitioner::Limits>> wanted;

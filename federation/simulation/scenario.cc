@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
 
 namespace fedhpa::simulation {
 namespace {
@@ -112,8 +112,8 @@ Scenario parseScenario(const json& document) {
       static_cast<int>(integer(*federated, "targetCPUUtilizationPercentage", "federated", 80, 1));
   if (const json* metrics = member(*federated, "metrics")) {
     try {
-      scenario.metrics = api::decodeMetricTargets(*metrics, "federated.metrics");
-    } catch (const api::DecodeError& e) {
+      scenario.metrics = controller::decodeMetricTargets(*metrics, "federated.metrics");
+    } catch (const controller::DecodeError& e) {
       throw ScenarioError(e.what());
     }
     if (scenario.metrics.empty()) throw ScenarioError("federated.metrics: no metric of a known type");
@@ -143,8 +143,8 @@ Scenario parseScenario(const json& document) {
 
   if (const json* preferences = member(document, "preferences")) {
     try {
-      scenario.preferences = api::decodePreferences(preferences->dump(), "preferences");
-    } catch (const api::DecodeError& e) {
+      scenario.preferences = controller::decodePreferences(preferences->dump(), "preferences");
+    } catch (const controller::DecodeError& e) {
       throw ScenarioError(e.what());
     }
     for (const auto& [name, unused] : scenario.preferences) requireKnown(names, name, "preferences.clusters." + name);

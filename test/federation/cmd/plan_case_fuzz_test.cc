@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
 #include "federation/cmd/partition_command.h"
 
 namespace fedhpa::cmd {
@@ -63,7 +63,7 @@ TEST(PlanCaseFuzz, MutatedCasesGiveAPlanOrANamedFieldError) {
           const auto plan = planCase(input, kind, std::chrono::system_clock::now());
           ASSERT_TRUE(plan.contains("clusters"));
           ++plans;
-        } catch (const api::DecodeError& e) {
+        } catch (const controller::DecodeError& e) {
           ASSERT_FALSE(e.field().empty());
           ++errors;
         } catch (const std::exception& e) {

@@ -1,15 +1,20 @@
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
 
 #include <cctype>
 #include <limits>
 #include <utility>
 #include <vector>
 
+#include "federation/api/hpa_type.h"
 #include "federation/api/quantity.h"
 #include "federation/api/time.h"
 
-namespace fedhpa::api {
+namespace fedhpa::controller {
 namespace {
+
+using api::parseQuantity;
+using api::parseRfc3339;
+using api::kV1ConditionsAnnotation;
 
 using nlohmann::json;
 using partitioner::Replicas;
@@ -347,4 +352,4 @@ std::map<std::string, partitioner::Preferences> decodePreferences(const std::str
   return result;
 }
 
-}  // namespace fedhpa::api
+}  // namespace fedhpa::controller

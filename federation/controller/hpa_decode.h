@@ -1,5 +1,7 @@
 // Reads HorizontalPodAutoscaler objects, exactly as `kubectl get hpa -o json` prints them
-// (autoscaling/v1 or autoscaling/v2, status included), into the partitioner's inputs.
+// (autoscaling/v1 or autoscaling/v2, status included), into the partitioner's inputs. It lives
+// beside the controller, its main reader (`fedhpa simulate` and `partition` read the same way),
+// so that the object model and everything serving HTTP link no partitioner.
 #pragma once
 
 #include <map>
@@ -10,11 +12,9 @@
 
 #include "partitioner/types.h"
 
-namespace fedhpa::api {
+namespace fedhpa::controller {
 
 inline constexpr const char* kPreferencesAnnotation = "federation.kubernetes.io/hpa-preferences";
-// autoscaling/v1 carries v2 conditions in this annotation.
-inline constexpr const char* kV1ConditionsAnnotation = "autoscaling.alpha.kubernetes.io/conditions";
 
 // A field that is missing, of the wrong type or out of range; `field` is its JSON path.
 class DecodeError : public std::runtime_error {
@@ -41,4 +41,4 @@ std::vector<partitioner::MetricReading> decodeMetricTargets(const nlohmann::json
 std::map<std::string, partitioner::Preferences> decodePreferences(const std::string& annotation,
                                                                   const std::string& path);
 
-}  // namespace fedhpa::api
+}  // namespace fedhpa::controller

@@ -1,9 +1,11 @@
-#include "federation/api/hpa_decode.h"
+#include "federation/controller/hpa_decode.h"
+
+#include "federation/api/hpa_type.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace fedhpa::api {
+namespace fedhpa::controller {
 namespace {
 
 using nlohmann::json;
@@ -55,7 +57,7 @@ TEST(DecodeFederatedHpa, ReadsTheV2CpuTargetAndPreferences) {
 
 TEST(DecodeLocalHpa, ReadsV1StatusAndItsConditionsAnnotation) {
   json hpa = v1Hpa(1, 4);
-  hpa["metadata"]["annotations"][kV1ConditionsAnnotation] =
+  hpa["metadata"]["annotations"][api::kV1ConditionsAnnotation] =
       R"([{"type":"ScalingLimited","status":"True","reason":"TooManyReplicas"}])";
   hpa["status"] = {{"currentReplicas", 4}, {"desiredReplicas", 4},
                    {"currentCPUUtilizationPercentage", 92}, {"lastScaleTime", "2026-11-22T09:50:00Z"}};
@@ -112,9 +114,9 @@ TEST(DecodeErrors, NameTheField) {
 }
 
 }  // namespace
-}  // namespace fedhpa::api
+}  // namespace fedhpa::controller
 
-namespace fedhpa::api {
+namespace fedhpa::controller {
 namespace {
 
 using Source = partitioner::MetricReading::Source;
@@ -183,9 +185,9 @@ TEST(DecodeLocalHpa, MetricErrorsNameTheField) {
 }
 
 }  // namespace
-}  // namespace fedhpa::api
+}  // namespace fedhpa::controller
 
-namespace fedhpa::api {
+namespace fedhpa::controller {
 namespace {
 
 TEST(DecodePreferences, ReadsTheTier) {
@@ -197,4 +199,4 @@ TEST(DecodePreferences, ReadsTheTier) {
 }
 
 }  // namespace
-}  // namespace fedhpa::api
+}  // namespace fedhpa::controller
