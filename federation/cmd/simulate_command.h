@@ -1,6 +1,6 @@
 // `fedhpa simulate -f scenario.json [--policy legacy|demand|both] [--plot out.svg] [--json]`:
 // replays a load scenario in virtual time and reports how well each policy served it. Several
-// -f files with --markdown print the README's scenario table.
+// -f files with --markdown print docs/simulate.md's scenario table.
 #pragma once
 
 #include <iosfwd>

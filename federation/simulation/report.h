@@ -22,7 +22,7 @@ struct NamedOutcomes {
   std::vector<Outcome> outcomes;
 };
 
-// The README's table: a row per scenario and policy.
+// docs/simulate.md's table: a row per scenario and policy.
 void printMarkdown(std::ostream& out, const std::vector<NamedOutcomes>& scenarios);
 
 }  // namespace fedhpa::simulation

@@ -1,6 +1,6 @@
 // A load scenario for `fedhpa simulate`: one federated HPA over named member clusters, each with
 // a demand curve, and the periods of the controllers that act on it. Parsed from the JSON format
-// the README documents; every rule a scenario must follow is checked here, once.
+// docs/simulate.md documents; every rule a scenario must follow is checked here, once.
 #pragma once
 
 #include <chrono>

@@ -25,7 +25,7 @@ try:
     fed.api = writer
     fed.create_hpa("before", 3)
     # A LIST is served from the watched server's cache, which shows a write made through another
-    # server once its etcd watch has delivered it (kube's resourceVersion=0 semantics, see README):
+    # server once its etcd watch has delivered it (kube's resourceVersion=0 semantics, see docs/storage.md):
     # start the watch from a list that includes "before", so that its first event is the next write.
     listed = {}
 

@@ -76,7 +76,7 @@ json adminRules() {
   return rules;
 }
 
-// What the controller-manager does, found by auditing the walkthrough (see README): watch and
+// What the controller-manager does, found by auditing the walkthrough (see docs/apiserver.md): watch and
 // write federated HPAs and Deployments and their status, watch Clusters and write their status,
 // record Events; for Karmada's front door, create and delete the HPA a FederatedHPA owns, write
 // FederatedHPAs (finalizer, status) and CronFederatedHPAs' status. Secrets and its Lease are granted

@@ -20,7 +20,7 @@ struct TlsOptions {
   std::string privateKeyFile;
 };
 
-// Defaults are kube-apiserver's (its Go http.Server and its flags); README lists the differences.
+// Defaults are kube-apiserver's (its Go http.Server and its flags); docs/operations.md ("Limits, timeouts and stalls") lists the differences.
 struct ServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;  // 0: any free port
