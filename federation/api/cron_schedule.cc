@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "federation/common/ascii.h"
+
 namespace fedhpa::api {
 
 namespace {
@@ -32,8 +34,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 std::optional<int> number(const std::string& text, const Field& field) {
-  std::string lower;
-  for (const char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = asciiLowered(text);
   for (std::size_t i = 0; i < field.names.size(); ++i)
     if (lower == field.names[i]) return field.min + static_cast<int>(i);
   if (text.empty() || text.size() > 4 || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))

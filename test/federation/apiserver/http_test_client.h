@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "federation/common/ascii.h"
+
 namespace fedhpa::apiserver::testing {
 
 struct HttpReply {
@@ -22,11 +24,6 @@ struct HttpReply {
   }
 };
 
-inline std::string toLower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 inline void readHeaders(boost::asio::ip::tcp::iostream& stream, HttpReply& reply) {
   std::string line;
   std::getline(stream, line);
@@ -37,7 +34,7 @@ inline void readHeaders(boost::asio::ip::tcp::iostream& stream, HttpReply& reply
     std::string value = line.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ')) value.erase(value.begin());
     if (!value.empty() && value.back() == '\r') value.pop_back();
-    reply.headers.emplace(toLower(line.substr(0, colon)), value);
+    reply.headers.emplace(asciiLowered(line.substr(0, colon)), value);
   }
 }
 
@@ -64,7 +61,7 @@ inline HttpReply call(std::uint16_t port, const std::string& method, const std::
   stream << "Content-Length: " << body.size() << "\r\n\r\n" << body << std::flush;
   HttpReply reply;
   readHeaders(stream, reply);
-  if (toLower(reply.header("transfer-encoding")) == "chunked") {
+  if (asciiLowered(reply.header("transfer-encoding")) == "chunked") {
     while (auto chunk = readChunk(stream)) reply.body += *chunk;
   } else {
     const std::string length = reply.header("content-length");
