@@ -114,7 +114,10 @@ Schema deploymentSchema() {
 
 std::string joined(const json& containers, const char* field) {
   std::string out;
-  for (const auto& c : containers) out += (out.empty() ? "" : ",") + c.value(field, std::string());
+  for (const auto& c : containers) {
+    if (!out.empty()) out += ',';
+    out += c.value(field, std::string());
+  }
   return out;
 }
 
