@@ -128,8 +128,9 @@ void ClusterRegistry::refresh(const std::string& name) {
   }
 }
 
-ClusterHealthProber::ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, ProberOptions options)
-    : federation_(federation), registry_(registry), options_(options) {}
+ClusterHealthProber::ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, TimeSource& time,
+                                         ProberOptions options)
+    : federation_(federation), registry_(registry), time_(time), options_(options) {}
 
 ClusterHealthProber::~ClusterHealthProber() { stop(); }
 
@@ -216,7 +217,7 @@ void ClusterHealthProber::probe(const std::string& name) {
     }
     status = streak.known && streak.ready ? "True" : "False";
   }
-  const std::string now = api::formatRfc3339(std::chrono::system_clock::now());
+  const std::string now = api::formatRfc3339(time_.systemTime());
   const auto cluster = registry_.cluster(name);
   std::string since = now;
   if (cluster)

@@ -17,6 +17,7 @@
 
 #include "clusters/client/informer.h"
 #include "clusters/client/kubeconfig.h"
+#include "federation/common/time_source.h"
 
 namespace fedhpa::clusters {
 
@@ -72,7 +73,8 @@ struct ProberOptions {
 // Probes every registered member and writes its Cluster's Ready condition through the federation API.
 class ClusterHealthProber {
  public:
-  ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, ProberOptions options = {});
+  // Probe and transition times come from `time`.
+  ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, TimeSource& time, ProberOptions options = {});
   ~ClusterHealthProber();
   void start();
   void stop();
@@ -89,6 +91,7 @@ class ClusterHealthProber {
 
   KubeClient& federation_;
   ClusterRegistry& registry_;
+  TimeSource& time_;
   ProberOptions options_;
   std::map<std::string, Streak> streaks_;  // under mutex_
   std::mutex mutex_;

@@ -32,9 +32,11 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
     : options_(options),
       time_(time),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
-      prober_(federation, registry_, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
+      prober_(federation, registry_, time, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
-      queue_(std::chrono::milliseconds(100), std::chrono::seconds(30), static_cast<std::size_t>(std::max(1, options.workers / 2))),
+      queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
+             static_cast<std::size_t>(std::max(1, options.workers / 2))),
+      deploymentQueue_(time),
       events_(federation, time),
       calls_(time, options.memberCalls),
       // Half as many writers as workers: a status write is at most one per reconcile, and waits

@@ -19,6 +19,8 @@ clusters::InformerHandlers enqueueing(WorkQueue& queue) {
 KarmadaControllers::KarmadaControllers(clusters::KubeClient& federation, EventRecorder& events, TimeSource& time,
                                        KarmadaOptions options)
     : options_(options),
+      federatedHpaQueue_(time),
+      cronQueue_(time),
       federatedHpas_(federation, kFederatedHpas, enqueueing(federatedHpaQueue_)),
       cronFederatedHpas_(federation, kCronFederatedHpas, enqueueing(cronQueue_)),
       // A federated HPA's change concerns the FederatedHPA of its name (its owner, or one it

@@ -6,8 +6,10 @@
 
 namespace fedhpa::controller {
 
-WorkQueue::WorkQueue(std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay, std::size_t maxResyncInFlight)
+WorkQueue::WorkQueue(TimeSource& time, std::chrono::milliseconds baseDelay, std::chrono::milliseconds maxDelay,
+                     std::size_t maxResyncInFlight)
     : maxResyncInFlight_(std::max<std::size_t>(1, maxResyncInFlight)),
+      time_(time),
       baseDelay_(baseDelay),
       maxDelay_(maxDelay),
       delays_([this] { runDelays(); }) {}
@@ -47,7 +49,7 @@ void WorkQueue::addRateLimited(const std::string& key) {
   const int failures = failures_[key]++;
   auto delay = baseDelay_ * (1LL << std::min(failures, 20));
   if (delay > maxDelay_) delay = maxDelay_;
-  delayed_.emplace(std::chrono::steady_clock::now() + delay, key);
+  delayed_.emplace(time_.monotonicTime() + delay, key);
   changed_.notify_all();
 }
 
@@ -111,9 +113,12 @@ void WorkQueue::runDelays() {
       changed_.wait(lock);
       continue;
     }
-    const auto due = delayed_.begin()->first;
-    if (std::chrono::steady_clock::now() < due) {
-      changed_.wait_until(lock, due);
+    // The TimeSource cannot wake a sleeper, so a wait lasts at most a slice and then asks it
+    // again: a test's fake clock moved past the due time is seen within the slice.
+    constexpr std::chrono::milliseconds kSlice(50);
+    const auto left = delayed_.begin()->first - time_.monotonicTime();
+    if (left > MonotonicTime::duration::zero()) {
+      changed_.wait_for(lock, std::min<MonotonicTime::duration>(left, kSlice));
       continue;
     }
     const std::string key = delayed_.begin()->second;

@@ -4,7 +4,7 @@
 // Keys added by a periodic resync wait in a lane of their own, served only when no key an event
 // added is waiting, and to at most maxResyncInFlight workers at once: a resync of thousands of
 // keys never delays the reaction to a change, neither in the queue nor by keeping every worker
-// (and the CPU) busy when the change comes.
+// (and the CPU) busy when the change comes. Backoff is measured on the injected TimeSource.
 #pragma once
 
 #include <chrono>
@@ -19,11 +19,13 @@
 #include <string>
 #include <thread>
 
+#include "federation/common/time_source.h"
+
 namespace fedhpa::controller {
 
 class WorkQueue {
  public:
-  explicit WorkQueue(std::chrono::milliseconds baseDelay = std::chrono::milliseconds(100),
+  explicit WorkQueue(TimeSource& time, std::chrono::milliseconds baseDelay = std::chrono::milliseconds(100),
                      std::chrono::milliseconds maxDelay = std::chrono::seconds(30),
                      std::size_t maxResyncInFlight = std::numeric_limits<std::size_t>::max());
   ~WorkQueue();
@@ -52,7 +54,8 @@ class WorkQueue {
   std::size_t maxResyncInFlight_;
   std::set<std::string> dirty_;  // added while processing
   std::map<std::string, int> failures_;
-  std::multimap<std::chrono::steady_clock::time_point, std::string> delayed_;
+  TimeSource& time_;
+  std::multimap<MonotonicTime, std::string> delayed_;
   std::chrono::milliseconds baseDelay_;
   std::chrono::milliseconds maxDelay_;
   bool shuttingDown_ = false;

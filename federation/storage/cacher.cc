@@ -241,20 +241,21 @@ KeyValue Cacher::acknowledged(KeyValue written) {
 
 bool Cacher::readsOwnWrites(Resource& resource) {
   // An ended storage watch shows nothing more: the cache lists again, which shows every write. It
-  // can end while this list waits (its history compacted during a long reconnect), hence slices.
+  // can end while this list waits (its history compacted during a long reconnect), and the
+  // TimeSource cannot wake a sleeper, hence slices.
   constexpr auto kSlice = std::chrono::milliseconds(250);
-  const auto deadline = std::chrono::steady_clock::now() + options_.applyWait;
+  const auto deadline = time_.monotonicTime() + options_.applyWait;
   Revision wanted = 0;
   for (;;) {
     restartIfEnded(resource);
     std::unique_lock lock(resource.mutex);
     wanted = resource.written;
     if (resource.cache->revision() >= wanted) return true;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = time_.monotonicTime();
     if (now >= deadline || insideBackendCallback) break;
     std::condition_variable seen;
     const auto entry = resource.listsWaiting.emplace(wanted, &seen);
-    if (seen.wait_for(lock, std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now),
+    if (seen.wait_for(lock, std::min<MonotonicTime::duration>(kSlice, deadline - now),
                       [&] { return resource.cache->revision() >= wanted; }))
       return true;  // wakeListsSeen took the entry out
     resource.listsWaiting.erase(entry);

@@ -1,6 +1,7 @@
 // The registry and the prober with a real federation API server and a real simulated member:
 // joining makes a client appear, the prober marks the member Ready, and a member that stops
-// answering turns NotReady only after the failure threshold, then Ready again when it returns.
+// answering turns NotReady only after the failure threshold, then Ready again when it returns;
+// the condition's transition time is when its status last changed, on the prober's clock.
 #include "clusters/client/cluster_registry.h"
 
 #include <gmock/gmock.h>
@@ -11,7 +12,9 @@
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
+#include "federation/api/time.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::clusters {
 namespace {
@@ -33,11 +36,12 @@ class ClusterRegistryTest : public ::testing::Test {
     member_ = std::make_unique<sim::MemberSimulator>(options);
     memberPort_ = member_->start();
   }
-  std::string readyStatus() {
+  json readyCondition() {
     for (const auto& condition : federation_->get(kClusters, "", "member1")["status"].value("conditions", json::array()))
-      if (condition["type"] == "Ready") return condition["status"];
-    return "";
+      if (condition["type"] == "Ready") return condition;
+    return json::object();
   }
+  std::string readyStatus() { return readyCondition().value("status", ""); }
   template <class Predicate>
   bool eventually(Predicate predicate) {
     for (int i = 0; i < 100; ++i) {
@@ -78,15 +82,27 @@ TEST_F(ClusterRegistryTest, JoinedMembersGetClientsAndReadyConditions) {
 
   ProberOptions options;
   options.failureThreshold = 2;
-  ClusterHealthProber prober(*federation_, registry, options);
+  fedhpa::testing::FakeTimeSource time;
+  ClusterHealthProber prober(*federation_, registry, time, options);
   prober.probeAll();
   EXPECT_EQ(readyStatus(), "True");
+  const std::string readySince = api::formatRfc3339(time.systemTime());
+  EXPECT_EQ(readyCondition().value("lastTransitionTime", ""), readySince);
+
+  time.advance(std::chrono::seconds(30));
+  prober.probeAll();
+  EXPECT_EQ(readyCondition().value("lastTransitionTime", ""), readySince) << "still Ready: no transition";
+  EXPECT_EQ(readyCondition().value("lastProbeTime", ""), api::formatRfc3339(time.systemTime()));
 
   member_->stop();
+  time.advance(std::chrono::seconds(30));
   prober.probeAll();
   EXPECT_EQ(readyStatus(), "True") << "one failed probe is not enough";
+  EXPECT_EQ(readyCondition().value("lastTransitionTime", ""), readySince);
+  time.advance(std::chrono::seconds(30));
   prober.probeAll();
   EXPECT_EQ(readyStatus(), "False");
+  EXPECT_EQ(readyCondition().value("lastTransitionTime", ""), api::formatRfc3339(time.systemTime()));
 
   startMember(memberPort_);
   prober.probeAll();
@@ -118,7 +134,8 @@ TEST_F(ClusterRegistryTest, AFrozenMemberDoesNotDelayTheOthersReadyCondition) {
   ASSERT_TRUE(eventually([&] { return registry.client("member1") && registry.client("member2"); }));
   member_->freeze();
 
-  ClusterHealthProber prober(*federation_, registry, ProberOptions{});
+  RealTimeSource time;
+  ClusterHealthProber prober(*federation_, registry, time, ProberOptions{});
   std::thread round([&] { prober.probeAll(); });
   const auto conditionsOf = [&](const std::string& name) {
     return federation_->get(kClusters, "", name).value("status", json::object()).value("conditions", json::array());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -11,11 +12,14 @@
 #include <vector>
 #include <thread>
 
+#include "test/federation/common/fake_time_source.h"
+
 namespace fedhpa::controller {
 namespace {
 
 TEST(WorkQueue, AKeyIsQueuedOnceAndNeverHandedOutTwice) {
-  WorkQueue queue;
+  RealTimeSource time;
+  WorkQueue queue(time);
   queue.add("a");
   queue.add("a");
   queue.add("b");
@@ -28,19 +32,34 @@ TEST(WorkQueue, AKeyIsQueuedOnceAndNeverHandedOutTwice) {
   EXPECT_EQ(queue.get(), "a");
 }
 
-TEST(WorkQueue, FailuresComeBackLater) {
-  WorkQueue queue(std::chrono::milliseconds(20), std::chrono::milliseconds(200));
-  const auto start = std::chrono::steady_clock::now();
+// Backoff is judged on the queue's clock: a failed key waits until that clock has moved by the
+// base delay, twice that after a second failure, never more than the maximum.
+TEST(WorkQueue, FailuresComeBackLaterAndLaterOnTheQueuesClock) {
+  fedhpa::testing::FakeTimeSource time;
+  WorkQueue queue(time, std::chrono::milliseconds(20), std::chrono::milliseconds(50));
+  const auto handedOutAfter = [&](std::chrono::milliseconds notBefore) {
+    auto key = std::async(std::launch::async, [&] { return queue.get(); });
+    time.advance(notBefore - std::chrono::milliseconds(1));
+    if (key.wait_for(std::chrono::milliseconds(200)) != std::future_status::timeout) return false;
+    time.advance(std::chrono::milliseconds(1));
+    const bool handedOut = key.get() == "k";
+    queue.done("k");
+    return handedOut;
+  };
   queue.addRateLimited("k");
-  EXPECT_EQ(queue.get(), "k");
-  queue.done("k");
-  queue.addRateLimited("k");  // second failure: twice the delay
-  EXPECT_EQ(queue.get(), "k");
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(60));
+  EXPECT_TRUE(handedOutAfter(std::chrono::milliseconds(20)));
+  queue.addRateLimited("k");
+  EXPECT_TRUE(handedOutAfter(std::chrono::milliseconds(40))) << "a second failure waits twice as long";
+  queue.addRateLimited("k");
+  EXPECT_TRUE(handedOutAfter(std::chrono::milliseconds(50))) << "never longer than the maximum";
+  queue.forget("k");
+  queue.addRateLimited("k");
+  EXPECT_TRUE(handedOutAfter(std::chrono::milliseconds(20))) << "a success forgets the failures";
 }
 
 TEST(WorkQueue, AResyncNeverDelaysAnEvent) {
-  WorkQueue queue;
+  RealTimeSource time;
+  WorkQueue queue(time);
   for (int i = 0; i < 1000; ++i) queue.addResync("resync-" + std::to_string(i));
   queue.add("changed");
   queue.addResync("changed");  // already waiting as an event: stays up front
@@ -62,7 +81,8 @@ TEST(WorkQueue, AResyncNeverDelaysAnEvent) {
 }
 
 TEST(WorkQueue, ResyncKeysGoToAtMostTheirShareOfWorkers) {
-  WorkQueue queue(std::chrono::milliseconds(100), std::chrono::seconds(30), 2);
+  RealTimeSource time;
+  WorkQueue queue(time, std::chrono::milliseconds(100), std::chrono::seconds(30), 2);
   for (int i = 0; i < 10; ++i) queue.addResync("resync-" + std::to_string(i));
   EXPECT_EQ(queue.get(), "resync-0");
   EXPECT_EQ(queue.get(), "resync-1");
@@ -82,14 +102,16 @@ TEST(WorkQueue, ResyncKeysGoToAtMostTheirShareOfWorkers) {
 }
 
 TEST(WorkQueue, ShutDownWakesWorkers) {
-  WorkQueue queue;
+  RealTimeSource time;
+  WorkQueue queue(time);
   std::thread worker([&] { EXPECT_FALSE(queue.get()); });
   queue.shutDown();
   worker.join();
 }
 
 TEST(RunWorker, AFailedKeyComesBackAndTheWorkerEndsWithTheQueue) {
-  WorkQueue queue(std::chrono::milliseconds(10), std::chrono::milliseconds(10));
+  RealTimeSource time;
+  WorkQueue queue(time, std::chrono::milliseconds(10), std::chrono::milliseconds(10));
   std::mutex mutex;
   std::condition_variable reconciled;
   std::vector<std::string> seen;

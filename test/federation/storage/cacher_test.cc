@@ -291,7 +291,12 @@ TEST_F(CacherTest, AListTheCacheCannotServeInTimeReadsTheStorage) {
   backend_->holdEvents();
   cacher->create("/r/a", "v");
   const int listsBefore = backendLists_;
-  EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 1u) << "the write is read";
+  // The wait is judged on the cacher's clock: the list returns once that clock passes applyWait.
+  auto listed = std::async(std::launch::async, [&] { return cacher->list({"/r/", {}, {}, ""}).items.size(); });
+  EXPECT_EQ(listed.wait_for(std::chrono::milliseconds(1500)), std::future_status::timeout)
+      << "gave up before applyWait had passed on its clock";
+  time_.advance(std::chrono::seconds(1));
+  EXPECT_EQ(listed.get(), 1u) << "the write is read";
   EXPECT_EQ(backendLists_, listsBefore + 1) << "from the storage, after the wait";
   backend_->releaseEvents();
   EXPECT_EQ(cacher->list({"/r/", {}, {}, ""}).items.size(), 1u);
