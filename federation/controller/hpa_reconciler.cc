@@ -4,9 +4,10 @@
 #include <numeric>
 
 #include "federation/controller/hpa_decode.h"
-#include "federation/api/hpa_defaults.h"
 #include "federation/controller/cluster_selector.h"
 #include "federation/controller/hpa_status.h"
+#include "federation/controller/member_classification.h"
+#include "federation/controller/write_phases.h"
 #include "federation/common/logging.h"
 #include "partitioner/partition.h"
 #include "partitioner/reasons.h"
@@ -35,30 +36,9 @@ constexpr std::chrono::minutes kForeignRecheck{5};
 // A create or a raise the member did not answer may still be applied while the member holds the
 // request; kube-apiserver gives up on a request after its --request-timeout, 1 min by default.
 constexpr std::chrono::seconds kUnansweredWriteWindow{60};
-// The spec fields fedhpa writes to a member's copy; anything else there is the member's own.
-constexpr const char* kOwnedSpecFields[] = {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"};
-
 partitioner::Limits limitsOf(const json& hpa) {
   const json spec = hpa.value("spec", json::object());
   return {spec.value("minReplicas", 1LL), spec.value("maxReplicas", 0LL)};
-}
-
-// The local copy's spec: the federated spec with the member's limits.
-json localSpec(const json& federated, const partitioner::Limits& limits) {
-  json spec = federated.value("spec", json::object());
-  spec["minReplicas"] = limits.min;
-  spec["maxReplicas"] = limits.max;
-  return spec;
-}
-
-// The fields fedhpa owns, as an API server that defaults autoscaling/v2 would store them: equal
-// here means a write would change nothing.
-json ownedFields(json spec) {
-  api::applyHpaV2Defaults(spec);
-  json owned = json::object();
-  for (const char* field : kOwnedSpecFields)
-    if (spec.contains(field)) owned[field] = spec[field];
-  return owned;
 }
 
 std::string describe(const partitioner::Plan& plan, const partitioner::Move& move) {
@@ -210,40 +190,19 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   }
   const json& planned = *cached;
   const auto decoded = controller::decodeFederatedHpa(planned, "federated");
-  const std::string selector = annotationOf(planned, kClusterSelectorAnnotation);
   // Members that may hold a copy but cannot be planned for keep what they hold: their share of
   // the federated limits is frozen, and the rest is partitioned over the healthy members.
-  partitioner::Limits frozen{0, 0};
-  // Unknown members this process has never read: they may hold anything, so nothing is raised
-  // until they have been read or released (their recorded limits only guide the plan).
-  std::string unread;
-  std::vector<partitioner::ClusterState> states;
-  for (const auto& local : locals) {
-    if (local.foreign || local.member.health == MemberHealth::Released) continue;
-    if (local.unseen || local.member.health == MemberHealth::Unknown) {
-      if (local.limits) {
-        frozen.min += local.limits->min;
-        frozen.max += local.limits->max;
-      }
-      // An unseen member may hold more than the cache shows (a raise whose answer was lost).
-      if (local.unseen || (!local.hpa && !(local.member.hpas && local.member.hpas->hasSynced())))
-        unread += (unread.empty() ? "" : ", ") + local.member.name;
-      continue;
-    }
-    bool selected = false;
-    try {
-      selected = clusterSelected(selector, local.member.labels);
-    } catch (const SelectorError& error) {
-      context_.events.record(planned, "Warning", "InvalidClusterSelector", error.what());
-      return;
-    }
-    if (!selected) continue;
-    partitioner::ClusterState state{local.member.name, std::nullopt, {}};
-    if (local.hpa) state.hpa = controller::decodeLocalHpa(*local.hpa, "clusters." + local.member.name);
-    if (const auto preferences = decoded.preferences.find(local.member.name); preferences != decoded.preferences.end())
-      state.preferences = preferences->second;
-    states.push_back(std::move(state));
+  MemberClassification members;
+  try {
+    members = classifyMembers(locals, decoded, annotationOf(planned, kClusterSelectorAnnotation));
+  } catch (const SelectorError& error) {
+    context_.events.record(planned, "Warning", "InvalidClusterSelector", error.what());
+    return;
   }
+  const partitioner::Limits& frozen = members.frozen;
+  const auto& states = members.planned;
+  std::string unread;  // nothing is raised until these have been read or released
+  for (const auto& member : members.unread) unread += (unread.empty() ? "" : ", ") + member;
 
   partitioner::FederatedSpec available = decoded.spec;
   available.limits.max -= frozen.max;
@@ -300,142 +259,84 @@ bool HpaReconciler::echoesOwnWrite(const std::string& source, const json& object
                                   metaField(object, "resourceVersion"));
 }
 
-// Five ordered phases: mins that go up (within each member's current max), lowered maxima and
-// deletes, creates, raised maxima, then the mins given up. No observer of all members may see the
-// local maxima add up to more than the federated max, so every raise waits until every lowered
-// max and every delete is acknowledged; and a lowered member keeps the min it gives up until the
-// member taking it holds it, so the local minima never fall short of the federated min.
+// The plan's writes, phase by phase (write_phases.h says why in this order): each phase goes out
+// only once every write of the one before was acknowledged, and no phase that may raise what a
+// member holds goes out while !raisesAllowed.
 std::optional<ClientError> HpaReconciler::applyPlan(const json& federated, const partitioner::Plan& plan,
                                                     std::vector<MemberHpa>& locals, bool raisesAllowed) {
-  std::map<std::string, std::optional<partitioner::Limits>> wanted;
-  for (const auto& cluster : plan.clusters) wanted[cluster.name] = cluster.limits;
-  std::vector<std::size_t> lowering, creating, raising, minLowering;
-  std::vector<std::optional<partitioner::Limits>> targets(locals.size());
-  // A lowered max keeps as much of its member's min as it can until the raises are in: the min
-  // that moves to another member is taken from this one only once that one has it, so that the
-  // local minima add up to the federated min between the two writes too.
-  std::vector<std::optional<partitioner::Limits>> afterRaises(locals.size());
-  // Only what the cache can vouch for is written: never a member whose state is not known. An
-  // unseen member is not in the plan, which would otherwise read as "delete its copy".
-  auto writable = [](const MemberHpa& local) {
-    return !local.foreign && !local.unseen && local.member.health == MemberHealth::Healthy;
-  };
-  auto wantedOf = [&](const MemberHpa& local) {
-    const auto it = wanted.find(local.member.name);
-    return it != wanted.end() ? it->second : std::nullopt;
-  };
-  auto unchanged = [&](const MemberHpa& local, const partitioner::Limits& limits) {
-    return local.hpa && ownedFields(local.hpa->value("spec", json::object())) == ownedFields(localSpec(federated, limits));
-  };
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
+  for (const WritePhase& phase : writePhases(federated, plan, locals)) {
+    if (phase.mayRaise() && !raisesAllowed) break;  // a raise may depend on any of the lowerings
+    if (phase.writes.empty()) continue;
+    if (auto failure = writePhase(federated, key, phase, locals)) return failure;
+  }
+  return std::nullopt;
+}
+
+// The member no longer holds the copy `local` knew: expected gone until the cache agrees.
+void HpaReconciler::forgetCopy(const std::string& key, MemberHpa& local) {
+  expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
+  local.hpa.reset();
+  local.limits.reset();
+}
+
+std::optional<ClientError> HpaReconciler::writePhase(const json& federated, const std::string& key, const WritePhase& phase,
+                                                     std::vector<MemberHpa>& locals) {
+  std::vector<MemberCall> calls;
+  std::vector<WriteExpectations::Membership> sentIn(phase.writes.size());
+  for (std::size_t n = 0; n < phase.writes.size(); ++n) {
+    const MemberWrite& write = phase.writes[n];
+    calls.push_back(writeCall(federated, locals[write.local], write.limits));
+    if (write.limits) sentIn[n] = expectations_.writing(locals[write.local].member.name, key);  // a create or an update: echoed by the cache
+  }
+  std::vector<MemberCallOutcome> outcomes;
+  try {
+    outcomes = context_.calls.callAll(calls);
+  } catch (...) {  // no outcomes to record: nothing may stay announced
+    for (std::size_t n = 0; n < phase.writes.size(); ++n)
+      if (phase.writes[n].limits) expectations_.notWritten(locals[phase.writes[n].local].member.name, key, sentIn[n]);
+    throw;
+  }
   std::optional<ClientError> failure;
-  // The member no longer holds the copy `local` knew: expected gone until the cache agrees.
-  auto forgetCopy = [&](MemberHpa& local) {
-    expectations_.deleted(local.member.name, key, metaField(*local.hpa, "resourceVersion"));
-    local.hpa.reset();
-    local.limits.reset();
-  };
-  // `raises`: each of these writes may raise what its member holds (a create, a raise).
-  auto write = [&](const std::vector<std::size_t>& which, bool raises) {
-    std::vector<MemberCall> calls;
-    std::vector<WriteExpectations::Membership> sentIn(locals.size());
-    for (const std::size_t i : which) {
-      calls.push_back(writeCall(federated, locals[i], targets[i]));
-      if (targets[i]) sentIn[i] = expectations_.writing(locals[i].member.name, key);  // a create or an update: echoed by the cache
+  for (std::size_t n = 0; n < phase.writes.size(); ++n) {
+    const MemberWrite& write = phase.writes[n];
+    MemberHpa& local = locals[write.local];
+    const auto& outcome = outcomes[n];
+    if (write.limits && !outcome.ok()) expectations_.notWritten(local.member.name, key, sentIn[n]);
+    const bool gone = !outcome.ok() && outcome.error->kind() == ClientError::Kind::NotFound && local.hpa;
+    if (gone) {
+      // The copy was deleted under the controller (by someone, or by its own delete whose answer
+      // was lost): what it expected of that copy will never show in the cache.
+      forgetCopy(key, local);
+      if (!write.limits) continue;  // a delete that found it gone has what it wanted
     }
-    std::vector<MemberCallOutcome> outcomes;
-    try {
-      outcomes = context_.calls.callAll(calls);
-    } catch (...) {  // no outcomes to record: nothing may stay announced
-      for (const std::size_t i : which)
-        if (targets[i]) expectations_.notWritten(locals[i].member.name, key, sentIn[i]);
-      throw;
+    if (!outcome.ok()) {
+      if (outcome.error->kind() == ClientError::Kind::AlreadyExists) {
+        // An HPA of that name that the cache does not show: fedhpa's own, not shown yet, or
+        // someone else's (kForeignConfirm tells them apart).
+        std::lock_guard lock(foreignMutex_);
+        foreign_.try_emplace({local.member.name, key}, context_.time.monotonicTime());
+        local.unseen = true;
+      } else if (phase.mayRaise() && outcome.mayHaveApplied()) {
+        // Held or applied with its answer lost: the member may come to hold more than the
+        // cache shows, so nothing else is raised until that is settled.
+        expectations_.unanswered(local.member.name, key, local.hpa ? metaField(*local.hpa, "resourceVersion") : local.cacheVersion,
+                                 context_.time.monotonicTime(), sentIn[n]);
+        local.unseen = true;
+      }
+      context_.metrics.countMemberError(local.member.name);
+      FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << key << ": " << outcome.error->what();
+      if (!failure) failure = outcome.error;
+      continue;
     }
-    for (std::size_t n = 0; n < which.size(); ++n) {
-      MemberHpa& local = locals[which[n]];
-      const auto& outcome = outcomes[n];
-      if (targets[which[n]] && !outcome.ok()) expectations_.notWritten(local.member.name, key, sentIn[which[n]]);
-      const bool gone = !outcome.ok() && outcome.error->kind() == ClientError::Kind::NotFound && local.hpa;
-      if (gone) {
-        // The copy was deleted under the controller (by someone, or by its own delete whose answer
-        // was lost): what it expected of that copy will never show in the cache.
-        forgetCopy(local);
-        if (!targets[which[n]]) continue;  // a delete that found it gone has what it wanted
-      }
-      if (!outcome.ok()) {
-        if (outcome.error->kind() == ClientError::Kind::AlreadyExists) {
-          // An HPA of that name that the cache does not show: fedhpa's own, not shown yet, or
-          // someone else's (kForeignConfirm tells them apart).
-          std::lock_guard lock(foreignMutex_);
-          foreign_.try_emplace({local.member.name, key}, context_.time.monotonicTime());
-          local.unseen = true;
-        } else if (raises && outcome.mayHaveApplied()) {
-          // Held or applied with its answer lost: the member may come to hold more than the
-          // cache shows, so nothing else is raised until that is settled.
-          expectations_.unanswered(local.member.name, key, local.hpa ? metaField(*local.hpa, "resourceVersion") : local.cacheVersion,
-                                   context_.time.monotonicTime(), sentIn[which[n]]);
-          local.unseen = true;
-        }
-        context_.metrics.countMemberError(local.member.name);
-        FEDHPA_LOG(warning) << "member " << local.member.name << ": writing HPA " << key << ": " << outcome.error->what();
-        if (!failure) failure = outcome.error;
-        continue;
-      }
-      if (!targets[which[n]]) {
-        forgetCopy(local);
-      } else {
-        expectations_.written(local.member.name, key, *outcome.object, "", sentIn[which[n]]);
-        local.hpa = *outcome.object;
-        local.limits = limitsOf(*outcome.object);
-      }
-    }
-  };
-  // First the mins that go up as far as each member's current max lets them, which raises no max:
-  // the min a lowering or a delete then takes away is held elsewhere already.
-  std::vector<std::size_t> minRaising;
-  for (std::size_t i = 0; i < locals.size(); ++i) {
-    const MemberHpa& local = locals[i];
-    const auto target = writable(local) && local.limits ? wantedOf(local) : std::nullopt;
-    if (!target || target->min <= local.limits->min || local.limits->min >= local.limits->max) continue;
-    targets[i] = partitioner::Limits{std::min(target->min, local.limits->max), local.limits->max};
-    minRaising.push_back(i);
-  }
-  write(minRaising, false);
-  if (failure) return failure;
-  for (std::size_t i = 0; i < locals.size(); ++i) {
-    const MemberHpa& local = locals[i];
-    if (!writable(local)) continue;
-    targets[i] = wantedOf(local);
-    auto& target = targets[i];
-    if (!target) {
-      if (local.hpa) lowering.push_back(i);
-    } else if (unchanged(local, *target)) {
-      continue;  // no-op: nothing fedhpa owns would change
-    } else if (local.limits && target->max <= local.limits->max) {
-      const partitioner::Limits keepingMin{std::max(target->min, std::min(local.limits->min, target->max)), target->max};
-      if (keepingMin.min > target->min) {
-        afterRaises[i] = target;
-        minLowering.push_back(i);
-        target = keepingMin;
-        if (unchanged(local, keepingMin)) continue;  // lowered on an earlier pass: only its min is left
-      }
-      lowering.push_back(i);
-    } else if (!local.hpa) {
-      creating.push_back(i);
+    if (!write.limits) {
+      forgetCopy(key, local);
     } else {
-      raising.push_back(i);
+      expectations_.written(local.member.name, key, *outcome.object, "", sentIn[n]);
+      local.hpa = *outcome.object;
+      local.limits = limitsOf(*outcome.object);
     }
   }
-  write(lowering, false);
-  if (failure || !raisesAllowed) return failure;  // a raise may depend on any of the lowerings
-  // Creates before raises of existing copies: a create refused because the name is taken finds a
-  // copy the plan did not count (fedhpa's own, not yet in the cache), and then nothing is raised.
-  write(creating, true);
-  if (failure) return failure;
-  write(raising, true);
-  if (failure) return failure;
-  for (const std::size_t i : minLowering) targets[i] = afterRaises[i];
-  write(minLowering, false);
   return failure;
 }
 

@@ -1,7 +1,8 @@
 // reconcile(namespace/name) for one federated HPA, in kubernetes/sample-controller's shape: read
-// the federated HPA and every member's copy from the informer caches, ask the partitioner for the
-// plan, write the difference (lowered limits before raised ones, each write conditional on the
-// resourceVersion it was planned from), aggregate the members' status back, record one Event.
+// the federated HPA and every member's copy from the informer caches, classify the members, ask
+// the partitioner for the plan, write the difference phase by phase (write_phases.h; each write
+// conditional on the resourceVersion it was planned from), aggregate the members' status back,
+// record one Event.
 #pragma once
 
 #include <functional>
@@ -16,9 +17,11 @@
 #include "federation/controller/controller_metrics.h"
 #include "federation/controller/event_recorder.h"
 #include "federation/controller/member_calls.h"
+#include "federation/controller/member_hpa.h"
 #include "federation/controller/object_fields.h"
 #include "federation/controller/status_writer.h"
 #include "federation/controller/write_expectations.h"
+#include "federation/controller/write_phases.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::controller {
@@ -28,23 +31,6 @@ using nlohmann::json;
 inline constexpr const char* kClusterStatusAnnotation = "federation.kubernetes.io/hpa-cluster-status";
 
 extern const clusters::Resource kHpas;
-
-// How far the controller can trust what it knows of a member.
-enum class MemberHealth {
-  Healthy,   // Ready, its informer synced, its calls getting through: what the cache says is so
-  Unknown,   // NotReady within the grace, not yet synced or probed, or not answering: it keeps
-             // whatever it holds, and its share is frozen
-  Released,  // NotReady for longer than the grace: its share goes to the others
-};
-
-struct Member {
-  std::string name;
-  std::map<std::string, std::string> labels;
-  MemberHealth health = MemberHealth::Unknown;
-  std::shared_ptr<clusters::KubeClient> client;         // for writes
-  std::shared_ptr<const clusters::Lister> hpas;         // the member's fedhpa-managed HPAs
-  std::shared_ptr<const clusters::Lister> deployments;  // the member's fedhpa-managed Deployments
-};
 
 // The seam between reconcile and where members come from (the cluster registry in production).
 class MemberClusters {
@@ -96,17 +82,7 @@ class HpaReconciler {
   // would plan from what the reconcile that wrote it already planned from.
   bool echoesOwnWrite(const std::string& source, const json& object);
 
-  // What reconcile knows of one member's copy.
-  struct MemberHpa {
-    Member member;
-    std::optional<json> hpa;                    // the local HPA fedhpa manages, as last known
-    std::optional<partitioner::Limits> limits;  // what the member may hold (of hpa, or recorded)
-    std::string cacheVersion;                   // of fedhpa's copy in the cache ("": it shows none)
-    bool foreign = false;                       // an HPA of that name fedhpa did not create
-    // The member may hold more than the cache shows: a create was refused for a name the cache
-    // does not show, or a create or raise went unanswered. Nothing is raised until that settles.
-    bool unseen = false;
-  };
+  using MemberHpa = controller::MemberHpa;
 
  private:
   std::vector<MemberHpa> readMembers(const json& federated);
@@ -117,10 +93,14 @@ class HpaReconciler {
   // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there.
   json ensureFinalizer(const json& federated, const json& breakdown);
   static std::vector<MemberHpa> projected(const partitioner::Plan& plan, std::vector<MemberHpa> locals);
-  // Writes the plan, lowerings first (and only those unless raisesAllowed); updates `locals` with
-  // what the members answered. Returns the first failure, if any.
+  // Writes the plan phase by phase (write_phases.h), the raising phases only if raisesAllowed;
+  // updates `locals` with what the members answered. Returns the first failure, if any.
   std::optional<clusters::ClientError> applyPlan(const json& federated, const partitioner::Plan& plan,
                                                  std::vector<MemberHpa>& locals, bool raisesAllowed);
+  // One phase's writes, sent at once; the first failure, if any.
+  std::optional<clusters::ClientError> writePhase(const json& federated, const std::string& key, const WritePhase& phase,
+                                                  std::vector<MemberHpa>& locals);
+  void forgetCopy(const std::string& key, MemberHpa& local);
   // A write of the federated HPA `key`, bracketed for WriteExpectations; returns its answer.
   json writeFederated(const std::string& key, const std::string& basedOn, const std::function<json()>& write);
   MemberCall writeCall(const json& federated, const MemberHpa& local, const std::optional<partitioner::Limits>& limits);

@@ -7,8 +7,6 @@
 
 namespace fedhpa::controller {
 
-using MemberHpa = HpaReconciler::MemberHpa;
-
 void keepTransitionTimes(json& conditions, const json& previous) {
   for (auto& condition : conditions)
     for (const auto& old : previous)

@@ -5,7 +5,6 @@
 namespace fedhpa::controller {
 namespace {
 
-using MemberHpa = HpaReconciler::MemberHpa;
 
 const SystemTime kNow = SystemTime(std::chrono::seconds(1'800'000'000));
 
