@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 
+#include "partitioner/exchange.h"
 #include "partitioner/spread.h"
 
 namespace fedhpa::partitioner {
@@ -30,140 +31,6 @@ void explainChanges(Schedule& schedule, std::span<const ClusterView> views, Caus
     cause.before = then;
     cause.after = now;
   }
-}
-
-// The amount each cluster lost between two vectors.
-Scratch::Array difference(Scratch& scratch, std::span<const Replicas> from,
-                          std::span<const Replicas> to) {
-  Scratch::Array d = scratch.overwritten(from.size());
-  for (std::size_t i = 0; i < from.size(); ++i) d[i] = from[i] - to[i];
-  return d;
-}
-
-// What levelUp from zero gives when at most one cluster wants anything (the caller knows: a
-// single saturated or new cluster, the common case in a small federation): that cluster up to
-// `amount`, every other nothing. Overwrites `received` in one pass, without levelUp's pass and
-// call.
-void oneReceiverTakes(Scratch::Array received, std::span<const Replicas> wants, Replicas amount) {
-  for (std::size_t i = 0; i < wants.size(); ++i) received[i] = std::min(wants[i], amount);
-}
-
-// Moves up to min(Σ wants, Σ spares) of max or min from donors to receivers: donors with the
-// largest spare give first, receivers are served evenly. Returns what each gave and received, or
-// nothing when there is nothing to give or nothing wanted (no arrays are leased for it).
-struct Exchange {
-  Scratch::Array given;
-  Scratch::Array received;
-  Replicas amount = 0;
-};
-// `spares` is the caller's lease, handed over: it becomes what the donors gave when they give
-// all of it. `spare` and `wanted` are their sums (the callers add them up as they write them);
-// `oneReceiver`: the caller knows at most one cluster wants. The arrays returned are leased under
-// the caller's Scratch::Mark.
-std::optional<Exchange> exchange(Scratch& scratch, Scratch::Array spares,
-                                 std::span<const Replicas> wants, Replicas spare, Replicas wanted,
-                                 bool oneReceiver) {
-  const std::size_t n = spares.size();
-  if (spare == 0 || wanted == 0) return std::nullopt;
-  // The side whose whole total moves needs no levelling: every donor gives all its spare, or
-  // every receiver gets all it wants.
-  if (spare == wanted) return Exchange{spares, scratch.copy(wants), spare};
-  if (spare < wanted) {
-    if (oneReceiver) {
-      Exchange result{spares, scratch.overwritten(n), spare};
-      oneReceiverTakes(result.received, wants, spare);
-      return result;
-    }
-    Exchange result{spares, scratch.zeros(n), spare};
-    levelUp(result.received, wants, spare, scratch);
-    return result;
-  }
-  Exchange result{scratch.copy(spares), scratch.copy(wants), wanted};
-  levelDown(result.given, scratch.zeros(n), wanted, scratch);
-  for (std::size_t i = 0; i < n; ++i) result.given[i] = spares[i] - result.given[i];
-  return result;
-}
-
-// The tiers in use, ascending.
-Scratch::Array tiersOf(Scratch& scratch, std::span<const ClusterView> views) {
-  const Scratch::Array tiers = scratch.overwritten(views.size());
-  for (std::size_t i = 0; i < views.size(); ++i) tiers[i] = views[i].tier;
-  std::sort(tiers.begin(), tiers.end());
-  return tiers.first(static_cast<std::size_t>(std::unique(tiers.begin(), tiers.end()) - tiers.begin()));
-}
-
-// Burst tiers: an exchange where the receivers of the lowest tier are served first and the donors
-// of the highest tier give first (exchangeByTier, without tiers an exchange()).
-[[gnu::noinline]] std::optional<Exchange> exchangeAcrossTiers(Schedule& schedule,
-                                                              std::span<const ClusterView> views,
-                                                              Scratch::Array spares,
-                                                              std::span<const Replicas> wants) {
-  Scratch& scratch = schedule.scratch;
-  const std::size_t n = views.size();
-  const Scratch::Array tiers = tiersOf(scratch, views);
-  Exchange total{scratch.zeros(n), scratch.zeros(n), 0};
-  Scratch::Array spareLeft = scratch.copy(spares);
-  Scratch::Array tierWants = scratch.overwritten(n), tierSpares = scratch.overwritten(n);
-  for (const Replicas receiverTier : tiers) {
-    for (std::size_t i = 0; i < n; ++i) tierWants[i] = views[i].tier == receiverTier ? wants[i] : 0;
-    for (std::size_t t = tiers.size(); t-- > 0;) {
-      const Replicas donorTier = tiers[t];
-      for (std::size_t i = 0; i < n; ++i) {
-        tierSpares[i] = views[i].tier == donorTier ? spareLeft[i] : 0;
-      }
-      const Scratch::Mark mark(scratch);  // this pair of tiers' exchange is added up below
-      const std::optional<Exchange> ex = exchange(scratch, scratch.copy(tierSpares), tierWants,
-                                                  sum(tierSpares), sum(tierWants), false);
-      if (!ex) continue;
-      for (std::size_t i = 0; i < n; ++i) {
-        total.given[i] += ex->given[i];
-        spareLeft[i] -= ex->given[i];
-        total.received[i] += ex->received[i];
-        tierWants[i] -= ex->received[i];
-      }
-      total.amount += ex->amount;
-    }
-  }
-  return total;
-}
-
-// exchange(), or exchangeAcrossTiers when some cluster is in a tier other than 0. The tiered
-// exchange is out of line, so that this choice is small enough to be inlined into its callers.
-std::optional<Exchange> exchangeByTier(Schedule& schedule, std::span<const ClusterView> views,
-                                       Scratch::Array spares, std::span<const Replicas> wants,
-                                       Replicas spare, Replicas wanted, bool oneReceiver) {
-  if (!schedule.tiered) {
-    return exchange(schedule.scratch, spares, wants, spare, wanted, oneReceiver);
-  }
-  return exchangeAcrossTiers(schedule, views, spares, wants);
-}
-
-// Causes on both sides of an exchange, one per cluster that gave or received, each naming its
-// transfers (pairTransfers keeps each cluster's transfers consecutive on either side).
-void explainExchange(Schedule& schedule, const Exchange& ex, Cause::Kind receiverKind,
-                     Cause::Kind donorKind) {
-  std::vector<Transfer>& transfers = schedule.transfers;
-  // The cause of the receiver and of the donor of the latest transfer, each extended while the
-  // next transfer names the same cluster.
-  Cause* receiver = nullptr;
-  Cause* donor = nullptr;
-  std::size_t receiverIndex = 0;
-  std::size_t donorIndex = 0;
-  pairTransfers(ex.given, ex.received, transfers, [&](std::size_t k) {
-    const Transfer& t = transfers[k];
-    if (receiver == nullptr || t.to != receiverIndex) {
-      receiverIndex = t.to;
-      receiver = &schedule.because(t.to, receiverKind);
-      receiver->firstTransfer = k;
-    }
-    ++receiver->transferCount;
-    if (donor == nullptr || t.from != donorIndex) {
-      donorIndex = t.from;
-      donor = &schedule.because(t.from, donorKind);
-      donor->firstTransfer = k;
-    }
-    ++donor->transferCount;
-  });
 }
 
 // Max cluster v holds at `max` and does not use: what it may give to others. Rebalancing takes it
