@@ -32,11 +32,19 @@ std::string objectKey(const json& object) {
 }
 
 Informer::Informer(KubeClient& client, Resource resource, InformerHandlers handlers, InformerOptions options)
-    : client_(client), resource_(std::move(resource)), handlers_(std::move(handlers)), options_(std::move(options)) {}
+    : client_(client), resource_(std::move(resource)), handlers_{std::move(handlers)}, options_(std::move(options)) {}
 
 Informer::~Informer() { stop(); }
 
-void Informer::start() { thread_ = std::thread([this] { run(); }); }
+void Informer::addHandlers(InformerHandlers handlers) {
+  if (started_) throw std::logic_error("Informer::addHandlers after start()");
+  handlers_.push_back(std::move(handlers));
+}
+
+void Informer::start() {
+  started_ = true;
+  thread_ = std::thread([this] { run(); });
+}
 
 void Informer::stop() {
   stopping_ = true;
@@ -197,13 +205,35 @@ void Informer::apply(const std::string& type, json object) {
     ++changes_;
   }
   changed_.notify_all();
-  if (type == "DELETED") {
-    if (handlers_.onDelete) handlers_.onDelete(before ? *before : *stored);
-  } else if (before) {
-    if (handlers_.onUpdate && *before != *stored) handlers_.onUpdate(*before, *stored);
-  } else if (handlers_.onAdd) {
-    handlers_.onAdd(*stored);
+  for (const auto& handlers : handlers_) {
+    if (type == "DELETED") {
+      if (handlers.onDelete) handlers.onDelete(before ? *before : *stored);
+    } else if (before) {
+      if (handlers.onUpdate && *before != *stored) handlers.onUpdate(*before, *stored);
+    } else if (handlers.onAdd) {
+      handlers.onAdd(*stored);
+    }
   }
+}
+
+Informer& SharedInformers::informer(const Resource& resource, InformerHandlers handlers, const InformerOptions& options) {
+  const std::string key = resource.path(options.namespaceName) + "?" + options.selectors.labelSelector + "&" +
+                          options.selectors.fieldSelector;
+  auto& informer = informers_[key];
+  if (!informer) {
+    informer = std::make_unique<Informer>(client_, resource, std::move(handlers), options);
+  } else {
+    informer->addHandlers(std::move(handlers));
+  }
+  return *informer;
+}
+
+void SharedInformers::start() {
+  for (auto& [key, informer] : informers_) informer->start();
+}
+
+void SharedInformers::stop() {
+  for (auto& [key, informer] : informers_) informer->stop();
 }
 
 }  // namespace fedhpa::clusters

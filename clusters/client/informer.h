@@ -1,7 +1,9 @@
 // A shared-informer: list, then watch from the list's resourceVersion; on a stream's end watch
 // again from the last version seen, on 410 Expired list again and deliver the differences; an
-// indexed cache; add/update/delete delivered in order from one thread; hasSynced() after the
-// first list. It rides out the server going away (reconnects with capped backoff).
+// indexed cache; add/update/delete delivered in order from one thread to every handler set
+// added; hasSynced() after the first list. It rides out the server going away (reconnects with
+// capped backoff). SharedInformers hands every controller of a process the same informer of a
+// resource, so each resource is listed and watched once.
 #pragma once
 
 #include <atomic>
@@ -51,6 +53,10 @@ class Informer : public Lister {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
+  // Another controller's handlers, delivered after those before them. Only before start(): a
+  // handler added later would miss what the cache already holds (client-go replays it; no
+  // controller here needs that).
+  void addHandlers(InformerHandlers handlers);
   void start();
   void stop();  // returns promptly: cancels the open watch
   bool hasSynced() const override { return synced_; }
@@ -76,8 +82,9 @@ class Informer : public Lister {
 
   KubeClient& client_;
   Resource resource_;
-  InformerHandlers handlers_;
+  std::vector<InformerHandlers> handlers_;
   InformerOptions options_;
+  bool started_ = false;
   std::atomic<bool> synced_{false};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;
@@ -90,6 +97,25 @@ class Informer : public Lister {
   std::unique_ptr<WatchStream> current_;
   std::string lastSeenVersion_;  // only the informer's thread touches it
   std::thread thread_;
+};
+
+// client-go's SharedInformerFactory for one client: one informer per resource (and namespace and
+// selectors), however many controllers ask for it; each asking adds its handlers. Every informer
+// asked for before start() starts with it.
+class SharedInformers {
+ public:
+  explicit SharedInformers(KubeClient& client) : client_(client) {}
+  ~SharedInformers() { stop(); }
+  SharedInformers(const SharedInformers&) = delete;
+  SharedInformers& operator=(const SharedInformers&) = delete;
+
+  Informer& informer(const Resource& resource, InformerHandlers handlers, const InformerOptions& options = {});
+  void start();
+  void stop();
+
+ private:
+  KubeClient& client_;
+  std::map<std::string, std::unique_ptr<Informer>> informers_;  // by resource, namespace and selectors
 };
 
 // "namespace/name" (just "name" for cluster-scoped objects), the key of caches and work queues.

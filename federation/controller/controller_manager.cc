@@ -9,11 +9,6 @@ using clusters::json;
 
 namespace {
 
-clusters::InformerHandlers enqueueing(WorkQueue& queue) {
-  auto enqueue = [&queue](const json& object) { queue.add(clusters::objectKey(object)); };
-  return {enqueue, [enqueue](const json&, const json& now) { enqueue(now); }, enqueue};
-}
-
 // HPAs, federated (source "") or a member's: an add or update that only echoes the reconciler's
 // own last write of the object brings nothing to reconcile (the reconcile that wrote it planned
 // with what it wrote), so it is not queued; anything else is.
@@ -42,36 +37,36 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       // Half as many writers as workers: a status write is at most one per reconcile, and waits
       // for the federation API's commit alone.
       statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
-      federatedHpas_(federation, kHpas, enqueueingHpas(queue_, reconciler_, "")),
-      federatedDeployments_(federation, kDeployments, enqueueing(deploymentQueue_)),
+      informers_(federation),
+      federatedHpas_(informers_.informer(kHpas, enqueueingHpas(queue_, reconciler_, ""))),
+      federatedDeployments_(informers_.informer(kDeployments, enqueueing(deploymentQueue_))),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
                    [this](const std::string& key) { queue_.add(key); }},
                   options.policy),
       deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}),
-      karmada_(federation, events_, time, options.karmada) {}
+      karmada_(federation, informers_, events_, time, options.karmada),
+      runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); },
+               {{"HorizontalPodAutoscaler", &queue_, [this](const std::string& key) { reconcileHpa(key); }, options.workers},
+                {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }}},
+               {{options.resyncPeriod, [this] { enqueueAll(); }}}) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 
-bool ControllerManager::stopping() {
-  std::lock_guard lock(stopMutex_);
-  return stopping_;
-}
-
 void ControllerManager::start() {
   registry_.start();
-  federatedHpas_.start();
-  federatedDeployments_.start();
+  informers_.start();
   karmada_.start();
-  starter_ = std::thread([this] { waitForCachesThenRun(); });
+  runtime_.start();
 }
 
 // client-go's WaitForCacheSync, then one probe round: a worker that ran before would plan from
 // empty caches ("no member holds anything") or over members whose health nobody has looked at.
-void ControllerManager::waitForCachesThenRun() {
+bool ControllerManager::waitForCachesAndProbe() {
+  const auto stopping = [this] { return runtime_.stopping(); };
   const auto step = std::chrono::milliseconds(100);
-  while (!stopping() && !(registry_.waitForSync(step) && federatedHpas_.waitForSync(step) && federatedDeployments_.waitForSync(step))) {
-  }
-  if (stopping()) return;
+  while (!registry_.waitForSync(step))
+    if (stopping()) return false;
+  if (!waitForSync({&federatedHpas_, &federatedDeployments_}, stopping)) return false;
   prober_.probeAll();
   // The probe wrote each member's Ready condition; wait (briefly) until the cluster cache shows it.
   // Each wait ends when the cache changes, not at a polling tick (a tick cost every start ~100 ms).
@@ -105,35 +100,17 @@ void ControllerManager::waitForCachesThenRun() {
     // membersSynced() does the waiting: up to `step` on the first informer that has not synced
     // (those before it have), then the next pass looks again from the start.
   }
-  if (stopping()) return;
+  if (stopping()) return false;
   prober_.start();
-  std::lock_guard lock(stopMutex_);
-  if (stopping_) return;
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { worker(); });
-  workers_.emplace_back([this] { deploymentWorker(); });
-  resync_ = std::thread([this] { resyncLoop(); });
-  workersStarted_ = true;
-  FEDHPA_LOG(info) << "caches synced; " << options_.workers << " workers started";
+  return true;
 }
 
 void ControllerManager::stop() {
-  {
-    std::lock_guard lock(stopMutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  stopped_.notify_all();
-  if (starter_.joinable()) starter_.join();
-  if (resync_.joinable()) resync_.join();
+  runtime_.stop();
   karmada_.stop();
-  queue_.shutDown();
-  deploymentQueue_.shutDown();
-  for (auto& worker : workers_) worker.join();
-  workers_.clear();
   statusWriter_.stop();
   prober_.stop();
-  federatedHpas_.stop();
-  federatedDeployments_.stop();
+  informers_.stop();
   registry_.stop();
   std::lock_guard lock(membersMutex_);
   memberWatches_.clear();
@@ -178,26 +155,20 @@ std::vector<Member> ControllerManager::members() {
   return out;
 }
 
-void ControllerManager::worker() {
-  runWorker(queue_, [this](const std::string& key) {
-    const auto started = time_.monotonicTime();
-    auto observe = [&](bool failed) {
-      metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
-    };
-    try {
-      // A key an event brought is reconciled only if what it plans from changed (an echo of
-      // this controller's own writes changes nothing); a resync looks again whatever happened.
-      reconciler_.reconcile(key, !queue_.fromResync(key));
-    } catch (...) {
-      observe(true);
-      throw;
-    }
-    observe(false);
-  }, "HorizontalPodAutoscaler");
-}
-
-void ControllerManager::deploymentWorker() {
-  runWorker(deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }, "Deployment");
+void ControllerManager::reconcileHpa(const std::string& key) {
+  const auto started = time_.monotonicTime();
+  auto observe = [&](bool failed) {
+    metrics_.observeReconcile(std::chrono::duration<double>(time_.monotonicTime() - started).count(), failed);
+  };
+  try {
+    // A key an event brought is reconciled only if what it plans from changed (an echo of
+    // this controller's own writes changes nothing); a resync looks again whatever happened.
+    reconciler_.reconcile(key, !queue_.fromResync(key));
+  } catch (...) {
+    observe(true);
+    throw;
+  }
+  observe(false);
 }
 
 // Everything again (a resync, a member that came or went), behind whatever events have queued.
@@ -234,15 +205,6 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
   }
   replaced.reset();
   enqueueAll();
-}
-
-void ControllerManager::resyncLoop() {
-  std::unique_lock lock(stopMutex_);
-  while (!stopped_.wait_for(lock, options_.resyncPeriod, [&] { return stopping_; })) {
-    lock.unlock();
-    enqueueAll();
-    lock.lock();
-  }
 }
 
 }  // namespace fedhpa::controller

@@ -1,22 +1,22 @@
 // `fedhpa controller-manager`: the HPA federation controller in kubernetes/sample-controller's
-// shape. Informers on federated HPAs and Deployments (the federation API) and on every member's
-// managed HPAs and Deployments fill caches and feed rate-limited work queues of federated keys;
-// workers run the reconcilers, which read those caches. Workers start only once the caches have
-// synced and one probe round has set every member's Ready condition. The cluster registry keeps a
+// shape. Shared informers on federated HPAs and Deployments (the federation API, each watched once
+// for every controller here) and on every member's managed HPAs and Deployments fill caches and
+// feed rate-limited work queues of federated keys; workers run the reconcilers, which read those
+// caches. Workers (ControllerRuntime) start only once the caches have synced and one probe round
+// has set every member's Ready condition. The cluster registry keeps a
 // client per member; MemberCalls keeps a dead or slow member from stalling the others.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/informer.h"
 #include "federation/common/time_source.h"
+#include "federation/controller/controller_runtime.h"
 #include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/hpa_reconciler.h"
 #include "federation/controller/karmada_controllers.h"
@@ -46,7 +46,7 @@ class ControllerManager : public MemberClusters {
   // Returns at once; the workers start once the caches have synced (workersStarted() tells).
   void start();
   void stop();
-  bool workersStarted() const { return workersStarted_; }
+  bool workersStarted() const { return runtime_.workersStarted(); }
   std::vector<Member> members() override;
   std::string renderMetrics() { return metrics_.render(queue_.length()); }
 
@@ -58,13 +58,11 @@ class ControllerManager : public MemberClusters {
     std::unique_ptr<clusters::Informer> deployments;
   };
 
-  void waitForCachesThenRun();
+  // The caches synced, one probe round written, the members' caches synced (or given up on).
+  bool waitForCachesAndProbe();
   void enqueueAll();
-  void worker();
-  void deploymentWorker();
+  void reconcileHpa(const std::string& key);
   void onMemberChange(const std::string& cluster);
-  void resyncLoop();
-  bool stopping();
   MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
 
   ControllerOptions options_;
@@ -77,20 +75,15 @@ class ControllerManager : public MemberClusters {
   EventRecorder events_;
   MemberCalls calls_;
   StatusWriter statusWriter_;  // stopped by stop(), before anything its writes use goes away
-  clusters::Informer federatedHpas_;
-  clusters::Informer federatedDeployments_;
+  clusters::SharedInformers informers_;  // the federation's
+  clusters::Informer& federatedHpas_;
+  clusters::Informer& federatedDeployments_;
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
   KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster
-  std::atomic<bool> workersStarted_{false};
-  std::thread starter_;
-  std::vector<std::thread> workers_;
-  std::thread resync_;
-  std::mutex stopMutex_;
-  std::condition_variable stopped_;
-  bool stopping_ = false;
+  ControllerRuntime runtime_;  // last: stopped (by its destructor too) before anything it runs goes away
 };
 
 }  // namespace fedhpa::controller

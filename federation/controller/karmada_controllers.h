@@ -1,16 +1,15 @@
-// The controllers behind Karmada's front door, in sample-controller's shape: informers on
+// The controllers behind Karmada's front door, in sample-controller's shape: shared informers on
 // FederatedHPAs, CronFederatedHPAs and federated HPAs fill caches; their handlers only enqueue
 // keys; one worker per queue runs reconcile(key) once the caches have synced. Schedules need a
 // clock, not an event: a ticker enqueues every CronFederatedHPA once per tick, and reconcile
 // decides from the TimeSource whether a rule is due. Run by the ControllerManager, so under the
-// same leader election as the rest.
+// same leader election as the rest, and on its informers (the federated HPAs are watched once).
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <chrono>
 
 #include "clusters/client/informer.h"
+#include "federation/controller/controller_runtime.h"
 #include "federation/controller/cron_federated_hpa_reconciler.h"
 #include "federation/controller/federated_hpa_reconciler.h"
 #include "federation/controller/work_queue.h"
@@ -24,33 +23,23 @@ struct KarmadaOptions {
 
 class KarmadaControllers {
  public:
-  KarmadaControllers(clusters::KubeClient& federation, EventRecorder& events, TimeSource& time, KarmadaOptions options);
-  ~KarmadaControllers();
-  KarmadaControllers(const KarmadaControllers&) = delete;
-  KarmadaControllers& operator=(const KarmadaControllers&) = delete;
+  // Adds its handlers to `informers`, whose owner starts and stops them.
+  KarmadaControllers(clusters::KubeClient& federation, clusters::SharedInformers& informers, EventRecorder& events,
+                     TimeSource& time, KarmadaOptions options);
 
   // Returns at once; workers start once the caches have synced.
-  void start();
-  void stop();
+  void start() { runtime_.start(); }
+  void stop() { runtime_.stop(); }
 
  private:
-  void waitForCachesThenRun();
-  void tickLoop();
-  bool stopping();
-
-  KarmadaOptions options_;
   WorkQueue federatedHpaQueue_;
   WorkQueue cronQueue_;
-  clusters::Informer federatedHpas_;
-  clusters::Informer cronFederatedHpas_;
-  clusters::Informer hpas_;
+  clusters::Informer& federatedHpas_;
+  clusters::Informer& cronFederatedHpas_;
+  clusters::Informer& hpas_;
   FederatedHpaReconciler federatedHpaReconciler_;
   CronFederatedHpaReconciler cronReconciler_;
-  std::thread starter_;
-  std::vector<std::thread> threads_;
-  std::mutex stopMutex_;
-  std::condition_variable stopped_;
-  bool stopping_ = false;
+  ControllerRuntime runtime_;  // last: stopped (by its destructor too) before anything it runs goes away
 };
 
 }  // namespace fedhpa::controller

@@ -244,5 +244,27 @@ TEST(InformerRobustnessTest, AnUnreadableListIsListedAgainNotACrash) {
   informer.stop();
 }
 
+// Two controllers asking for the same resource share one informer (one list, one watch) and each
+// gets every event; another namespace is another informer.
+TEST_F(InformerTest, SharedInformersWatchAResourceOnceForEveryControllerAskingForIt) {
+  client_->create(kHpaResource, "default", hpa("a", 2));
+  Recorder first, second, other;
+  SharedInformers informers(*client_);
+  Informer& informer = informers.informer(kHpaResource, first.handlers(), inDefault());
+  EXPECT_EQ(&informers.informer(kHpaResource, second.handlers(), inDefault()), &informer);
+  InformerOptions kubeSystem;
+  kubeSystem.namespaceName = "kube-system";
+  EXPECT_NE(&informers.informer(kHpaResource, other.handlers(), kubeSystem), &informer);
+  informers.start();
+  ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
+  EXPECT_THROW(informer.addHandlers(Recorder().handlers()), std::logic_error) << "a late handler would miss the cache";
+  client_->create(kHpaResource, "default", hpa("b", 2));
+  for (int i = 0; i < 100 && second.calls().size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_THAT(first.calls(), ::testing::ElementsAre("ADD a", "ADD b"));
+  EXPECT_THAT(second.calls(), ::testing::ElementsAre("ADD a", "ADD b"));
+  EXPECT_TRUE(other.calls().empty());
+  informers.stop();
+}
+
 }  // namespace
 }  // namespace fedhpa::clusters

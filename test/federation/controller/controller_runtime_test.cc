@@ -1,0 +1,95 @@
+// The runtime every controller runs on: no worker before the caches have synced, every key
+// reconciled, tickers that enqueue, and a stop that ends it all even while it is still waiting.
+#include "federation/controller/controller_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace fedhpa::controller {
+namespace {
+
+template <class Predicate>
+bool eventually(Predicate predicate) {
+  for (int i = 0; i < 200; ++i) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return predicate();
+}
+
+TEST(ControllerRuntime, WorkersStartOnlyOnceSyncedAndReconcileEveryKey) {
+  RealTimeSource time;
+  WorkQueue queue(time);
+  std::atomic<bool> synced{false};
+  std::mutex mutex;
+  std::set<std::string> reconciled;
+  ControllerRuntime runtime(
+      "test", [&] { return eventually([&] { return synced.load(); }); },
+      {{"Thing", &queue, [&](const std::string& key) {
+          std::lock_guard lock(mutex);
+          reconciled.insert(key);
+        }, 2}},
+      {});
+  queue.add("a");
+  queue.add("b");
+  runtime.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(runtime.workersStarted());
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_TRUE(reconciled.empty()) << "a worker ran before the caches had synced";
+  }
+  synced = true;
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return reconciled == std::set<std::string>{"a", "b"};
+  }));
+  EXPECT_TRUE(runtime.workersStarted());
+  runtime.stop();
+  EXPECT_EQ(queue.get(), std::nullopt) << "stop shuts the queue down";
+}
+
+TEST(ControllerRuntime, TickersEnqueueEveryPeriodUntilStopped) {
+  RealTimeSource time;
+  WorkQueue queue(time);
+  std::atomic<int> ticks{0};
+  std::atomic<int> reconciles{0};
+  ControllerRuntime runtime("test", [] { return true; }, {{"Thing", &queue, [&](const std::string&) { ++reconciles; }}},
+                            {{std::chrono::milliseconds(20), [&] {
+                                ++ticks;
+                                queue.addResync("everything");
+                              }}});
+  runtime.start();
+  EXPECT_TRUE(eventually([&] { return reconciles >= 3; }));
+  runtime.stop();
+  const int ticksAtStop = ticks;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(ticks, ticksAtStop) << "a ticker outlived stop()";
+}
+
+TEST(ControllerRuntime, StopEndsAWaitForCachesThatNeverSync) {
+  RealTimeSource time;
+  WorkQueue queue(time);
+  std::atomic<bool> gaveUp{false};
+  ControllerRuntime* self = nullptr;
+  ControllerRuntime runtime(
+      "test",
+      [&] {
+        while (!self->stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        gaveUp = true;
+        return false;
+      },
+      {{"Thing", &queue, [](const std::string&) {}}}, {});
+  self = &runtime;
+  runtime.start();
+  runtime.stop();
+  EXPECT_TRUE(gaveUp);
+  EXPECT_FALSE(runtime.workersStarted());
+}
+
+}  // namespace
+}  // namespace fedhpa::controller
