@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "clusters/client/credential_source.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -24,6 +25,46 @@ RestConfig memberRestConfig(const json& cluster, const json& secret) {
   if (!addresses.empty() && addresses[0].contains("serverAddress")) config.server = addresses[0]["serverAddress"];
   return config;
 }
+
+namespace {
+
+// A member's credential is the one its Secret holds now. The registry builds a new client when the
+// Secret changes, but a rotated token can reach the member before the Secret's watch event reaches
+// the registry: after a 401 the Secret is read again from the federation API, and a credential
+// that differs from the rejected one is used at once.
+class SecretCredentials final : public CredentialSource {
+ public:
+  SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial)
+      : federation_(federation), cluster_(std::move(cluster)), secretName_(std::move(secretName)), credential_(std::move(initial)) {}
+
+  Credential current() override {
+    std::lock_guard lock(mutex_);
+    return credential_;
+  }
+
+  bool rejected(const Credential& credential) override {
+    std::lock_guard lock(mutex_);
+    if (credential_ != credential) return true;
+    try {
+      const RestConfig fresh = memberRestConfig(cluster_, federation_.get(kSecrets, kFederationNamespace, secretName_));
+      credential_ = {fresh.bearerToken, fresh.clientCertPem, fresh.clientKeyPem};
+    } catch (const std::exception& error) {
+      FEDHPA_LOG(warning) << "cluster " << cluster_["metadata"].value("name", "") << ": rereading secret " << secretName_
+                          << " after a 401: " << error.what();
+      return false;
+    }
+    return credential_ != credential;
+  }
+
+ private:
+  KubeClient& federation_;
+  const json cluster_;
+  const std::string secretName_;
+  std::mutex mutex_;
+  Credential credential_;
+};
+
+}  // namespace
 
 ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
     : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)) {}
@@ -95,6 +136,8 @@ void ClusterRegistry::refresh(const std::string& name) {
     if (secret) {
       try {
         config = memberRestConfig(*cluster, *secret);
+        config->credentials = std::make_shared<SecretCredentials>(
+            federation_, *cluster, secretName, Credential{config->bearerToken, config->clientCertPem, config->clientKeyPem});
         fingerprint = config->server + "\n" + secret->value("data", json::object()).dump();
       } catch (const KubeconfigError& error) {
         FEDHPA_LOG(warning) << "cluster " << name << ": " << error.what();
