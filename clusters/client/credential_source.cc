@@ -7,7 +7,8 @@ namespace fedhpa::clusters {
 
 TokenFileCredentials::TokenFileCredentials(std::string path, Credential initial, std::shared_ptr<TimeSource> time)
     : path_(std::move(path)), time_(std::move(time)), credential_(std::move(initial)), readAt_(time_->monotonicTime()) {
-  if (credential_.bearerToken.empty() && !reread()) throw CredentialError("token file " + path_ + ": cannot read a token");
+  // As client-go: the file's token from the first request on, the inline one only while the file cannot be read.
+  if (!reread() && credential_.bearerToken.empty()) throw CredentialError("token file " + path_ + ": cannot read a token");
 }
 
 bool TokenFileCredentials::reread() {
