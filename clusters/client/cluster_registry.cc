@@ -2,7 +2,6 @@
 
 #include <system_error>
 
-#include "clusters/client/credential_source.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -26,45 +25,27 @@ RestConfig memberRestConfig(const json& cluster, const json& secret) {
   return config;
 }
 
-namespace {
+SecretCredentials::SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial)
+    : federation_(federation), cluster_(std::move(cluster)), secretName_(std::move(secretName)), credential_(std::move(initial)) {}
 
-// A member's credential is the one its Secret holds now. The registry builds a new client when the
-// Secret changes, but a rotated token can reach the member before the Secret's watch event reaches
-// the registry: after a 401 the Secret is read again from the federation API, and a credential
-// that differs from the rejected one is used at once.
-class SecretCredentials final : public CredentialSource {
- public:
-  SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial)
-      : federation_(federation), cluster_(std::move(cluster)), secretName_(std::move(secretName)), credential_(std::move(initial)) {}
+Credential SecretCredentials::current() {
+  std::lock_guard lock(mutex_);
+  return credential_;
+}
 
-  Credential current() override {
-    std::lock_guard lock(mutex_);
-    return credential_;
+bool SecretCredentials::rejected(const Credential& credential) {
+  std::lock_guard lock(mutex_);
+  if (credential_ != credential) return true;
+  try {
+    const RestConfig fresh = memberRestConfig(cluster_, federation_.get(kSecrets, kFederationNamespace, secretName_));
+    credential_ = {fresh.bearerToken, fresh.clientCertPem, fresh.clientKeyPem};
+  } catch (const std::exception& error) {
+    FEDHPA_LOG(warning) << "cluster " << cluster_["metadata"].value("name", "") << ": rereading secret " << secretName_
+                        << " after a 401: " << error.what();
+    return false;
   }
-
-  bool rejected(const Credential& credential) override {
-    std::lock_guard lock(mutex_);
-    if (credential_ != credential) return true;
-    try {
-      const RestConfig fresh = memberRestConfig(cluster_, federation_.get(kSecrets, kFederationNamespace, secretName_));
-      credential_ = {fresh.bearerToken, fresh.clientCertPem, fresh.clientKeyPem};
-    } catch (const std::exception& error) {
-      FEDHPA_LOG(warning) << "cluster " << cluster_["metadata"].value("name", "") << ": rereading secret " << secretName_
-                          << " after a 401: " << error.what();
-      return false;
-    }
-    return credential_ != credential;
-  }
-
- private:
-  KubeClient& federation_;
-  const json cluster_;
-  const std::string secretName_;
-  std::mutex mutex_;
-  Credential credential_;
-};
-
-}  // namespace
+  return credential_ != credential;
+}
 
 ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
     : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)) {}
