@@ -25,6 +25,28 @@ RestConfig memberRestConfig(const json& cluster, const json& secret) {
   return config;
 }
 
+SecretCredentials::SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial)
+    : federation_(federation), cluster_(std::move(cluster)), secretName_(std::move(secretName)), credential_(std::move(initial)) {}
+
+Credential SecretCredentials::current() {
+  std::lock_guard lock(mutex_);
+  return credential_;
+}
+
+bool SecretCredentials::rejected(const Credential& credential) {
+  std::lock_guard lock(mutex_);
+  if (credential_ != credential) return true;
+  try {
+    const RestConfig fresh = memberRestConfig(cluster_, federation_.get(kSecrets, kFederationNamespace, secretName_));
+    credential_ = {fresh.bearerToken, fresh.clientCertPem, fresh.clientKeyPem};
+  } catch (const std::exception& error) {
+    FEDHPA_LOG(warning) << "cluster " << cluster_["metadata"].value("name", "") << ": rereading secret " << secretName_
+                        << " after a 401: " << error.what();
+    return false;
+  }
+  return credential_ != credential;
+}
+
 ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
     : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)) {}
 
@@ -95,6 +117,8 @@ void ClusterRegistry::refresh(const std::string& name) {
     if (secret) {
       try {
         config = memberRestConfig(*cluster, *secret);
+        config->credentials = std::make_shared<SecretCredentials>(
+            federation_, *cluster, secretName, Credential{config->bearerToken, config->clientCertPem, config->clientKeyPem});
         fingerprint = config->server + "\n" + secret->value("data", json::object()).dump();
       } catch (const KubeconfigError& error) {
         FEDHPA_LOG(warning) << "cluster " << name << ": " << error.what();

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "clusters/client/credential_source.h"
 #include "clusters/client/informer.h"
 #include "clusters/client/kubeconfig.h"
 #include "federation/common/time_source.h"
@@ -32,6 +33,24 @@ using ClientFactory = std::function<std::shared_ptr<KubeClient>(const RestConfig
 // The member's RestConfig: the Secret's kubeconfig (its current context), aimed at the Cluster's
 // serverAddress. Throws KubeconfigError when the Secret does not hold a usable kubeconfig.
 RestConfig memberRestConfig(const json& cluster, const json& secret);
+
+// A member's credential is the one its Secret holds now. The registry builds a new client when the
+// Secret changes, but a rotated token can reach the member before the Secret's watch event reaches
+// the registry: after a 401 the Secret is read again from the federation API, and a credential
+// that differs from the rejected one is used at once.
+class SecretCredentials final : public CredentialSource {
+ public:
+  SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial);
+  Credential current() override;
+  bool rejected(const Credential& credential) override;
+
+ private:
+  KubeClient& federation_;
+  const json cluster_;
+  const std::string secretName_;
+  std::mutex mutex_;
+  Credential credential_;
+};
 
 class ClusterRegistry {
  public:

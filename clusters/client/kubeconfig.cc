@@ -57,6 +57,74 @@ std::string pemField(const json& node, const std::string& field, const std::opti
   return readFile(path, where + "." + field);
 }
 
+// A cluster's extensions[client.authentication.k8s.io/exec].extension: handed to exec plugins as
+// spec.cluster.config.
+std::optional<std::string> execExtension(const json& cluster, const std::string& where) {
+  if (!cluster.is_object() || !cluster.contains("extensions") || cluster["extensions"].is_null()) return std::nullopt;
+  if (!cluster["extensions"].is_array()) throw KubeconfigError(where + ".extensions: want a list");
+  for (const auto& extension : cluster["extensions"])
+    if (text(extension, "name", where + ".extensions") == std::optional<std::string>(kExecExtensionName))
+      return extension.value("extension", json()).dump();
+  return std::nullopt;
+}
+
+// client-go dials http, https and socks5 proxies; cpprestsdk only http ones (CONNECT for https servers).
+void checkProxyUrl(const std::string& url, const std::string& where) {
+  if (url.empty() || url.rfind("http://", 0) == 0) return;
+  const auto colon = url.find("://");
+  const std::string scheme = colon == std::string::npos ? "" : url.substr(0, colon);
+  if (scheme == "socks5" || scheme == "https")
+    throw KubeconfigError(where + ": " + scheme + " proxies are not supported (fedhpa reaches clusters through http:// proxies only)");
+  throw KubeconfigError(where + ": \"" + url + "\" is not an http:// URL");
+}
+
+ExecConfig::InteractiveMode interactiveMode(const std::string& value, const std::string& where) {
+  if (value == "Never") return ExecConfig::InteractiveMode::Never;
+  if (value == "IfAvailable") return ExecConfig::InteractiveMode::IfAvailable;
+  if (value == "Always") return ExecConfig::InteractiveMode::Always;
+  throw KubeconfigError(where + ": invalid interactiveMode \"" + value + "\" (want Never, IfAvailable or Always)");
+}
+
+// users[].user.exec, checked as clientcmd's validation and client-go's exec authenticator check it.
+ExecConfig execConfig(const json& node, const std::filesystem::path& base, const std::string& where, const std::string& user) {
+  if (!node.is_object()) throw KubeconfigError(where + ": want a map");
+  ExecConfig out;
+  out.source = where;
+  out.apiVersion = text(node, "apiVersion", where).value_or("");
+  if (out.apiVersion != kExecApiV1 && out.apiVersion != kExecApiV1beta1)
+    throw KubeconfigError(where + ": exec plugin: invalid apiVersion \"" + out.apiVersion + "\" (fedhpa, as client-go 1.24 and later, runs " +
+                          kExecApiV1 + " and " + kExecApiV1beta1 + " plugins)");
+  out.command = text(node, "command", where).value_or("");
+  if (out.command.empty()) throw KubeconfigError(where + ": command must be specified for " + user + " to use exec authentication plugin");
+  // A command with a slash is a path, relative to the kubeconfig's directory; a bare name is looked up on PATH.
+  if (out.command.find('/') != std::string::npos && std::filesystem::path(out.command).is_relative())
+    out.command = (base / out.command).lexically_normal().string();
+  if (node.contains("args") && !node["args"].is_null()) {
+    if (!node["args"].is_array()) throw KubeconfigError(where + ".args: want a list");
+    for (std::size_t i = 0; i < node["args"].size(); ++i) {
+      const json wrapped = {{"arg", node["args"][i]}};
+      out.args.push_back(text(wrapped, "arg", where + ".args[" + std::to_string(i) + "]").value_or(""));
+    }
+  }
+  if (node.contains("env") && !node["env"].is_null()) {
+    if (!node["env"].is_array()) throw KubeconfigError(where + ".env: want a list");
+    for (std::size_t i = 0; i < node["env"].size(); ++i) {
+      const std::string at = where + ".env[" + std::to_string(i) + "]";
+      const auto name = text(node["env"][i], "name", at);
+      if (!name || name->empty()) throw KubeconfigError(at + ": env variable name must be specified for " + user + " to use exec authentication plugin");
+      out.env.emplace_back(*name, text(node["env"][i], "value", at).value_or(""));
+    }
+  }
+  out.installHint = text(node, "installHint", where).value_or("");
+  if (const auto mode = text(node, "interactiveMode", where); mode && !mode->empty()) {
+    out.interactiveMode = interactiveMode(*mode, where);
+  } else if (out.apiVersion == kExecApiV1) {
+    throw KubeconfigError(where + ": interactiveMode must be specified for " + user + " to use exec authentication plugin");
+  }
+  out.provideClusterInfo = flag(node, "provideClusterInfo", where);
+  return out;
+}
+
 void mergeDocument(Kubeconfig& config, const json& root, const std::string& source,
                    const std::optional<std::filesystem::path>& base) {
   if (!root.is_object()) throw KubeconfigError(source + ": not a kubeconfig (want a YAML map)");
@@ -80,8 +148,13 @@ void mergeDocument(Kubeconfig& config, const json& root, const std::string& sour
     const json cluster = section(entry, "cluster");
     const auto server = text(cluster, "server", where + ".cluster");
     if (!server) throw KubeconfigError(where + " (" + name + "): cluster.server is missing");
-    config.clusters[name] = {*server, pemField(cluster, "certificate-authority", base, where + ".cluster"),
-                             flag(cluster, "insecure-skip-tls-verify", where + ".cluster"), source};
+    KubeconfigCluster out{*server, pemField(cluster, "certificate-authority", base, where + ".cluster"),
+                          flag(cluster, "insecure-skip-tls-verify", where + ".cluster"),
+                          text(cluster, "tls-server-name", where + ".cluster").value_or(""),
+                          text(cluster, "proxy-url", where + ".cluster").value_or(""), execExtension(cluster, where + ".cluster"),
+                          source};
+    checkProxyUrl(out.proxyUrl, where + ".cluster.proxy-url");
+    config.clusters[name] = out;
   }
   index = 0;
   for (const auto& entry : list("users")) {
@@ -90,14 +163,27 @@ void mergeDocument(Kubeconfig& config, const json& root, const std::string& sour
     if (config.users.count(name)) continue;
     const json user = section(entry, "user");
     KubeconfigUser out{pemField(user, "client-certificate", base, where + ".user"),
-                       pemField(user, "client-key", base, where + ".user"), "", source};
+                       pemField(user, "client-key", base, where + ".user"), "", "", std::nullopt, source};
+    if (const auto tokenFile = text(user, "tokenFile", where + ".user")) {
+      if (!base) throw KubeconfigError(where + ".user.tokenFile: not allowed in a kubeconfig that is not a file");
+      std::filesystem::path path = *tokenFile;
+      if (path.is_relative()) path = *base / path;
+      out.tokenFile = path.string();
+    }
+    // As client-go: an inline token is sent as it is; a token file is read now (a missing one is
+    // an error at once) and again as it rotates, and wins over the inline token when both are set.
     if (const auto token = text(user, "token", where + ".user")) {
       out.token = *token;
-    } else if (const auto tokenFile = text(user, "tokenFile", where + ".user")) {
-      std::filesystem::path path = *tokenFile;
-      if (path.is_relative() && base) path = *base / path;
-      out.token = readFile(path, where + ".user.tokenFile");
-      while (!out.token.empty() && (out.token.back() == '\n' || out.token.back() == '\r')) out.token.pop_back();
+    } else if (!out.tokenFile.empty()) {
+      try {
+        out.token = readTokenFile(out.tokenFile);
+      } catch (const KubeconfigError& error) {
+        throw KubeconfigError(where + ".user.tokenFile: " + error.what());
+      }
+    }
+    if (user.is_object() && user.contains("exec") && !user["exec"].is_null()) {
+      if (!base) throw KubeconfigError(where + ".user.exec: not allowed in a kubeconfig that is not a file");
+      out.exec = execConfig(user["exec"], *base, where + ".user.exec", name);
     }
     if (out.clientCertPem.empty() != out.clientKeyPem.empty())
       throw KubeconfigError(where + " (" + name + "): client-certificate and client-key go together");
@@ -152,6 +238,10 @@ RestConfig Kubeconfig::resolve(const std::string& contextName) const {
   out.server = cluster->second.server;
   out.caPem = cluster->second.caPem;
   out.insecureSkipTlsVerify = cluster->second.insecureSkipTlsVerify;
+  out.tlsServerName = cluster->second.tlsServerName;
+  out.proxyUrl = cluster->second.proxyUrl;
+  out.execClusterInfo = {out.server, out.tlsServerName, out.caPem, out.insecureSkipTlsVerify, out.proxyUrl,
+                         cluster->second.execConfigJson};
   if (!context->second.user.empty()) {
     const auto user = users.find(context->second.user);
     if (user == users.end())
@@ -159,6 +249,8 @@ RestConfig Kubeconfig::resolve(const std::string& contextName) const {
     out.clientCertPem = user->second.clientCertPem;
     out.clientKeyPem = user->second.clientKeyPem;
     out.bearerToken = user->second.token;
+    out.tokenFile = user->second.tokenFile;
+    out.exec = user->second.exec;
   }
   if (!context->second.namespaceName.empty()) out.namespaceName = context->second.namespaceName;
   return out;
@@ -175,6 +267,14 @@ Kubeconfig loadKubeconfig(const std::vector<std::filesystem::path>& files) {
     if (merged.currentContext.empty()) merged.currentContext = one.currentContext;
   }
   return merged;
+}
+
+std::string readTokenFile(const std::string& path) {
+  std::string token = readFile(path, "token file");
+  const auto end = token.find_last_not_of(" \t\r\n");
+  token.erase(end == std::string::npos ? 0 : end + 1);
+  const auto begin = token.find_first_not_of(" \t\r\n");
+  return begin == std::string::npos ? "" : token.substr(begin);
 }
 
 Kubeconfig parseKubeconfig(const std::string& yaml, const std::string& source) { return parse(yaml, source, std::nullopt); }

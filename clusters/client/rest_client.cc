@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "clusters/client/credential_source.h"
 #include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
 #include "federation/common/response_body.h"
@@ -168,8 +169,10 @@ void initializeHttpClientPool(std::size_t threads) {
 class RestClient::Impl {
  public:
   Impl(RestConfig config, RestClientOptions options)
-      : config_(std::move(config)), options_(options), client_(config_.server, configFor(options.requestTimeout)),
-        watchClient_(config_.server, configFor(kWatchTimeout)) {}
+      : config_(std::move(config)), options_(options),
+        credentials_(credentialSourceFor(config_, options_.timeSource ? options_.timeSource : std::make_shared<RealTimeSource>())) {
+    connectionsFor(Credential{config_.bearerToken, config_.clientCertPem, config_.clientKeyPem});
+  }
 
   json call(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
             const std::string& contentType = "application/json") {
@@ -180,12 +183,21 @@ class RestClient::Impl {
                             !(*body)["metadata"].is_object() || !(*body)["metadata"].contains("generateName");
     std::optional<std::mt19937> jitter;  // seeded on the first retry: a random_device costs a syscall
     auto backoff = options_.retry.initialBackoff;
+    bool reauthenticated = false;
     for (int attempt = 1;; ++attempt) {
+      const Credential credential = currentCredential();
       try {
-        http::http_response response = client_.request(request(method, pathAndQuery, body, contentType)).get();
+        http::http_response response =
+            connectionsFor(credential)->client.request(request(method, pathAndQuery, body, contentType, credential)).get();
         const std::string text = bodyOf(response);
         const int code = response.status_code();
         if (code < 300) return answerOf(text, code);
+        // A 401 was not acted on, whatever the method: sent once more with a fresh credential.
+        if (code == 401 && !reauthenticated && credentials_->rejected(credential)) {
+          reauthenticated = true;
+          --attempt;
+          continue;
+        }
         ClientError error = errorFromStatus(code, text);
         if (!idempotent || !retryable(code) || attempt >= options_.retry.attempts) throw error;
         FEDHPA_LOG(debug) << "retrying " << method << " " << pathAndQuery << " after HTTP " << code;
@@ -206,34 +218,73 @@ class RestClient::Impl {
   }
 
   std::unique_ptr<WatchStream> watch(const std::string& pathAndQuery) {
-    pplx::cancellation_token_source cancel;
-    http::http_response response;
-    try {
-      response = watchClient_.request(request(http::methods::GET, pathAndQuery, std::nullopt, ""), cancel.get_token()).get();
-    } catch (const std::exception& error) {
-      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
-    }
-    if (response.status_code() >= 300) {
+    for (bool reauthenticated = false;; reauthenticated = true) {
+      const Credential credential = currentCredential();
+      pplx::cancellation_token_source cancel;
+      http::http_response response;
+      try {
+        response = connectionsFor(credential)
+                       ->watchClient.request(request(http::methods::GET, pathAndQuery, std::nullopt, "", credential), cancel.get_token())
+                       .get();
+      } catch (const std::exception& error) {
+        throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+      }
+      if (response.status_code() < 300)
+        return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel), options_.dropManagedFields);
       std::string text;
       try {
         text = bodyOf(response);
       } catch (const std::exception&) {
         // The status code alone says the watch was refused.
       }
+      if (response.status_code() == 401 && !reauthenticated && credentials_->rejected(credential)) continue;
       throw errorFromStatus(response.status_code(), text);
     }
-    return std::make_unique<RestWatchStream>(std::move(response), std::move(cancel), options_.dropManagedFields);
   }
 
   int probe(const std::string& path) {
-    try {
-      return client_.request(request(http::methods::GET, path, std::nullopt, "")).get().status_code();
-    } catch (const std::exception& error) {
-      throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+    for (bool reauthenticated = false;; reauthenticated = true) {
+      const Credential credential = currentCredential();
+      int code = 0;
+      try {
+        code = connectionsFor(credential)->client.request(request(http::methods::GET, path, std::nullopt, "", credential)).get().status_code();
+      } catch (const std::exception& error) {
+        throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + error.what());
+      }
+      if (code == 401 && !reauthenticated && credentials_->rejected(credential)) continue;
+      return code;
     }
   }
 
  private:
+  // The http_clients for one client certificate: cpprestsdk sets a certificate per client, so a
+  // plugin that hands out a new one gets new clients (and new connections).
+  struct Connections {
+    Connections(const std::string& server, http_client_config config, http_client_config watchConfig)
+        : client(server, std::move(config)), watchClient(server, std::move(watchConfig)) {}
+    http_client client;
+    http_client watchClient;
+  };
+
+  Credential currentCredential() {
+    try {
+      return credentials_->current();
+    } catch (const CredentialError& error) {
+      throw ClientError(ClientError::Kind::Unauthorized, 0, "", config_.server + ": " + error.what());
+    }
+  }
+
+  std::shared_ptr<Connections> connectionsFor(const Credential& credential) {
+    std::lock_guard lock(connectionsMutex_);
+    if (!connections_ || connectionsCert_ != credential.clientCertPem || connectionsKey_ != credential.clientKeyPem) {
+      connections_ = std::make_shared<Connections>(config_.server, configFor(options_.requestTimeout, credential),
+                                                   configFor(kWatchTimeout, credential));
+      connectionsCert_ = credential.clientCertPem;
+      connectionsKey_ = credential.clientKeyPem;
+    }
+    return connections_;
+  }
+
   // A successful answer's object. One that is not JSON (a proxy's or an ingress's HTML page at a
   // wrong URL, say) is an error of this call, as client-go's decoding error is, not a crash.
   json answerOf(const std::string& text, int code) const {
@@ -245,11 +296,12 @@ class RestClient::Impl {
     }
   }
 
-  http_client_config configFor(std::chrono::seconds timeout) const {
+  http_client_config configFor(std::chrono::seconds timeout, const Credential& credential) const {
     http_client_config config;
     config.set_timeout(timeout);
     if (config_.insecureSkipTlsVerify) config.set_validate_certificates(false);
-    const std::string ca = config_.caPem, cert = config_.clientCertPem, key = config_.clientKeyPem;
+    if (!config_.proxyUrl.empty()) config.set_proxy(proxyOf(config_.proxyUrl));
+    const std::string ca = config_.caPem, cert = credential.clientCertPem, key = credential.clientKeyPem;
     if (!ca.empty() || !cert.empty())
       config.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& context) {
         if (!ca.empty()) context.add_certificate_authority(boost::asio::buffer(ca));
@@ -261,21 +313,40 @@ class RestClient::Impl {
     return config;
   }
 
+  // http://[user:password@]host:port: cpprestsdk tunnels https through it with CONNECT and sends
+  // the user and password as Proxy-Authorization (Basic).
+  static web::web_proxy proxyOf(const std::string& url) {
+    const web::uri parsed(url);
+    web::uri_builder withoutUser(parsed);
+    withoutUser.set_user_info("");
+    web::web_proxy proxy(withoutUser.to_uri());
+    if (const std::string userInfo = web::uri::decode(parsed.user_info()); !userInfo.empty()) {
+      const auto colon = userInfo.find(':');
+      proxy.set_credentials(web::credentials(userInfo.substr(0, colon), colon == std::string::npos ? "" : userInfo.substr(colon + 1)));
+    }
+    return proxy;
+  }
+
   http::http_request request(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
-                             const std::string& contentType) const {
+                             const std::string& contentType, const Credential& credential) const {
     http::http_request request(method);
     request.set_request_uri(pathAndQuery);
     request.headers().add("Accept", "application/json");
     request.headers().add("User-Agent", options_.userAgent);
-    if (!config_.bearerToken.empty()) request.headers().add("Authorization", "Bearer " + config_.bearerToken);
+    // cpprestsdk takes the name it sends as SNI and checks in the server's certificate from the
+    // Host header when there is one: how tls-server-name reaches the TLS layer.
+    if (!config_.tlsServerName.empty()) request.headers().add("Host", config_.tlsServerName);
+    if (!credential.bearerToken.empty()) request.headers().add("Authorization", "Bearer " + credential.bearerToken);
     if (body) request.set_body(body->dump(), contentType);
     return request;
   }
 
   RestConfig config_;
   RestClientOptions options_;
-  http_client client_;
-  http_client watchClient_;
+  std::shared_ptr<CredentialSource> credentials_;
+  std::mutex connectionsMutex_;
+  std::shared_ptr<Connections> connections_;
+  std::string connectionsCert_, connectionsKey_;
 };
 
 RestClient::RestClient(RestConfig config, RestClientOptions options)

@@ -1,6 +1,7 @@
 // KubeClient on cpprestsdk's http_client (every outgoing connection in fedhpa goes through it):
-// TLS with the kubeconfig's CA and client certificate, bearer tokens, request timeouts (none on
-// watches), and retries with capped exponential backoff and jitter for connection failures,
+// TLS with the kubeconfig's CA, tls-server-name and client certificate, http proxies, the
+// credential a CredentialSource gives (sent once more with a fresh one after a 401), request
+// timeouts (none on watches), and retries with capped exponential backoff and jitter for connection failures,
 // 429 and 5xx on requests that are safe to repeat. cpprest headers stay inside the .cc.
 #pragma once
 
@@ -9,6 +10,7 @@
 
 #include "clusters/client/kube_client.h"
 #include "clusters/client/kubeconfig.h"
+#include "federation/common/time_source.h"
 
 namespace fedhpa::clusters {
 
@@ -29,6 +31,9 @@ struct RestClientOptions {
   // never reads them, and they are half of an object's bytes. An update sent without them keeps
   // the stored ones, so the objects read can be written back as they are.
   bool dropManagedFields = false;
+  // The clock credential caches expire by (a token file read a minute ago, a plugin's
+  // expirationTimestamp); the real one when unset.
+  std::shared_ptr<TimeSource> timeSource;
 };
 
 // The User-Agent of the controller-manager's clients: what it writes, on the federation and on

@@ -7,11 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
+#include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/federation/common/fake_time_source.h"
@@ -184,6 +187,37 @@ TEST_F(ClusterRegistryTest, TheSecretHoldsAFlattenedKubeconfig) {
   }
   unjoinCluster(*federation_, "member9");
   EXPECT_THROW(unjoinCluster(*federation_, "member9"), ClientError);
+}
+
+// The controller's client of a member whose token was rotated (the Secret rewritten) before the
+// registry saw the new Secret: the member's 401 makes it read the Secret again and send the
+// request once more with the token it holds now.
+TEST_F(ClusterRegistryTest, AMembersClientRereadsItsSecretAfterA401) {
+  const auto tokens = std::filesystem::temp_directory_path() / ("fedhpa-registry-tokens-" + std::to_string(::getpid()));
+  std::ofstream(tokens) << "new-token,fedhpa-member,uid-1\n";
+  sim::MemberSimulatorOptions options;
+  options.http.tokenAuthFile = tokens.string();
+  member_ = std::make_unique<sim::MemberSimulator>(options);
+  memberPort_ = member_->start();
+  RestConfig member;
+  member.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  member.bearerToken = "old-token";
+  joinCluster(*federation_, "member1", member);
+  const json cluster = federation_->get(kClusters, "", "member1");
+  const Credential old{"old-token", "", ""};
+  // Rotated: the Secret now holds the token the member accepts.
+  member.bearerToken = "new-token";
+  json secret = federation_->get(kSecrets, kFederationNamespace, "member1");
+  secret["data"][kKubeconfigSecretKey] = api::machinery::encodeBase64(flattenedKubeconfig("member1", member));
+  federation_->update(kSecrets, secret);
+
+  RestConfig stale = memberRestConfig(cluster, federation_->get(kSecrets, kFederationNamespace, "member1"));
+  stale.credentials = std::make_shared<SecretCredentials>(*federation_, cluster, "member1", old);
+  RestClient client(stale, {});
+  EXPECT_EQ(client.list({"apps", "v1", "deployments", true}, "default", {})["kind"], "DeploymentList");
+  EXPECT_EQ(stale.credentials->current().bearerToken, "new-token");
+  EXPECT_FALSE(stale.credentials->rejected(stale.credentials->current())) << "the Secret has nothing newer: the 401 stands";
+  std::filesystem::remove(tokens);
 }
 
 }  // namespace

@@ -131,5 +131,107 @@ TEST_F(KubeconfigTest, HostileYamlFromASecretIsAnErrorNotAHang) {
   EXPECT_EQ(parseKubeconfig("current-context: 1e999\n", "secret").currentContext, "1e999");
 }
 
+TEST_F(KubeconfigTest, ExecUsersAsClientGoReadsThem) {
+  const auto file = write("config", R"(
+current-context: eks
+clusters:
+- name: eks
+  cluster:
+    server: https://eks.example:443
+    certificate-authority-data: Q0E=
+    tls-server-name: api.eks.internal
+    proxy-url: http://user:pass@proxy.corp:3128
+    extensions:
+    - {name: other, extension: {x: 1}}
+    - {name: client.authentication.k8s.io/exec, extension: {audience: sts}}
+users:
+- name: aws
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args: [eks, get-token, --cluster-name, prod]
+      env: [{name: AWS_PROFILE, value: prod}]
+      installHint: install the AWS CLI
+      provideClusterInfo: true
+- name: local
+  user:
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: bin/plugin, interactiveMode: Never}
+contexts:
+- {name: eks, context: {cluster: eks, user: aws}}
+- {name: local, context: {cluster: eks, user: local}}
+)");
+  const Kubeconfig config = loadKubeconfig({file});
+  const RestConfig eks = config.resolve();
+  EXPECT_EQ(eks.tlsServerName, "api.eks.internal");
+  EXPECT_EQ(eks.proxyUrl, "http://user:pass@proxy.corp:3128");
+  ASSERT_TRUE(eks.exec);
+  EXPECT_EQ(eks.exec->command, "aws") << "a bare name is looked up on PATH when run";
+  EXPECT_EQ(eks.exec->args, (std::vector<std::string>{"eks", "get-token", "--cluster-name", "prod"}));
+  EXPECT_EQ(eks.exec->env, (std::vector<std::pair<std::string, std::string>>{{"AWS_PROFILE", "prod"}}));
+  EXPECT_EQ(eks.exec->installHint, "install the AWS CLI");
+  EXPECT_EQ(eks.exec->interactiveMode, ExecConfig::InteractiveMode::IfAvailable) << "v1beta1's default";
+  EXPECT_TRUE(eks.exec->provideClusterInfo);
+  EXPECT_EQ(eks.execClusterInfo.server, "https://eks.example:443");
+  EXPECT_EQ(eks.execClusterInfo.caPem, "CA");
+  EXPECT_EQ(eks.execClusterInfo.configJson, std::optional<std::string>(R"({"audience":"sts"})"));
+  EXPECT_EQ(eks.bearerToken, "") << "no credential until the plugin runs";
+  const RestConfig local = config.resolve("local");
+  EXPECT_EQ(local.exec->command, (dir_ / "bin/plugin").string()) << "a path is relative to the kubeconfig's directory";
+  EXPECT_EQ(local.exec->interactiveMode, ExecConfig::InteractiveMode::Never);
+}
+
+TEST_F(KubeconfigTest, ExecFieldsAreCheckedAsClientGoChecksThem) {
+  auto errorFor = [&](const std::string& exec) {
+    return errorOf([&] { loadKubeconfig({write("config", "users: [{name: u, user: {exec: " + exec + "}}]\n")}); });
+  };
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1alpha1, command: p}"),
+              HasSubstr("exec plugin: invalid apiVersion \"client.authentication.k8s.io/v1alpha1\""));
+  EXPECT_THAT(errorFor("{command: p}"), HasSubstr("invalid apiVersion \"\""));
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1, command: p}"),
+              HasSubstr("interactiveMode must be specified for u to use exec authentication plugin"));
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never}"),
+              HasSubstr("command must be specified for u to use exec authentication plugin"));
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1, command: p, interactiveMode: Sometimes}"),
+              HasSubstr("invalid interactiveMode \"Sometimes\""));
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1, command: p, interactiveMode: Never, env: [{value: x}]}"),
+              HasSubstr("env[0]: env variable name must be specified"));
+  EXPECT_THAT(errorFor("{apiVersion: client.authentication.k8s.io/v1, command: p, interactiveMode: Never, args: x}"),
+              HasSubstr("exec.args: want a list"));
+}
+
+TEST_F(KubeconfigTest, OnlyHttpProxiesAreSupported) {
+  auto errorFor = [&](const std::string& proxy) {
+    return errorOf([&] { loadKubeconfig({write("config", "clusters: [{name: c, cluster: {server: s, proxy-url: '" + proxy + "'}}]\n")}); });
+  };
+  EXPECT_EQ(errorFor("http://proxy:3128"), "");
+  EXPECT_THAT(errorFor("socks5://proxy:1080"), HasSubstr("clusters[0].cluster.proxy-url: socks5 proxies are not supported"));
+  EXPECT_THAT(errorFor("https://proxy:3128"), HasSubstr("https proxies are not supported"));
+  EXPECT_THAT(errorFor("proxy:3128"), HasSubstr("is not an http:// URL"));
+}
+
+// Whoever may write a member's Secret must not make the controller run a command or send a file
+// of its own (its service account's token, say) to a server of their choosing.
+TEST_F(KubeconfigTest, ASecretsKubeconfigMayNotRunPluginsOrReadTokenFiles) {
+  EXPECT_THAT(errorOf([&] {
+                parseKubeconfig("users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh}}}]", "secret");
+              }),
+              HasSubstr("users[0].user.exec: not allowed in a kubeconfig that is not a file"));
+  EXPECT_THAT(errorOf([&] { parseKubeconfig("users: [{name: u, user: {tokenFile: /var/run/secrets/token}}]", "secret"); }),
+              HasSubstr("users[0].user.tokenFile: not allowed"));
+}
+
+TEST_F(KubeconfigTest, ATokenFileIsKeptToBeReadAgain) {
+  write("token", "  first\n");
+  const RestConfig config = loadKubeconfig({write("config", R"(
+current-context: c
+clusters: [{name: c, cluster: {server: s}}]
+users: [{name: u, user: {tokenFile: token}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+)")}).resolve();
+  EXPECT_EQ(config.bearerToken, "first") << "read at load, as clientcmd does, so a missing file is an error at once";
+  EXPECT_EQ(config.tokenFile, (dir_ / "token").string());
+}
+
 }  // namespace
 }  // namespace fedhpa::clusters

@@ -1,14 +1,25 @@
 // The cpprestsdk client against servers that misbehave on purpose: Status errors become typed
-// errors, safe requests are retried through 503s, TLS with a CA and a client certificate works,
-// watch events come out whole however the stream cuts them.
+// errors, safe requests are retried through 503s, TLS with a CA and a client certificate works
+// (checked for tls-server-name when the kubeconfig gives one, through an http proxy's CONNECT
+// tunnel when it gives a proxy-url), watch events come out whole however the stream cuts them.
 #include "clusters/client/rest_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cpprest/asyncrt_utils.h>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "federation/api/status.h"
 #include "federation/apiserver/http/server.h"
@@ -251,37 +262,196 @@ TEST_F(RestClientTest, TheUserAgentIsTheOptionsOne) {
   EXPECT_EQ(handler_->lastUserAgent, "fedhpa/v0 (linux)");
 }
 
-TEST_F(RestClientTest, TlsWithTheKubeconfigsCaAndClientCertificate) {
-  const auto dir = std::filesystem::temp_directory_path() / ("fedhpa-client-tls-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string script =
-      "cd " + dir.string() + " && set -e && "
-      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null && "
-      "printf 'subjectAltName=IP:127.0.0.1' > san.ext && "
-      "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 2>/dev/null && "
-      "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext 2>/dev/null && "
-      "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj '/O=system:masters/CN=federation-admin' 2>/dev/null && "
-      "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt -days 2 2>/dev/null";
-  ASSERT_EQ(std::system(script.c_str()), 0);
-  auto read = [&](const char* name) {
-    std::ifstream file(dir / name);
+// A CA, a server certificate for `serverSan` ("IP:127.0.0.1", "DNS:member.example") and a
+// client certificate for federation-admin (system:masters), written to a fresh directory.
+class TestCertificates {
+ public:
+  explicit TestCertificates(const std::string& serverSan)
+      : dir_(std::filesystem::temp_directory_path() /
+             ("fedhpa-client-tls-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    std::filesystem::create_directories(dir_);
+    const std::string script =
+        "cd " + dir_.string() + " && set -e && "
+        "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null && "
+        "printf 'subjectAltName=" + serverSan + "' > san.ext && "
+        "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=test-server 2>/dev/null && "
+        "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile san.ext 2>/dev/null && "
+        "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj '/O=system:masters/CN=federation-admin' 2>/dev/null && "
+        "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt -days 2 2>/dev/null";
+    created_ = std::system(script.c_str()) == 0;
+  }
+  ~TestCertificates() { std::filesystem::remove_all(dir_); }
+  bool created() const { return created_; }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  std::string read(const char* name) const {
+    std::ifstream file(dir_ / name);
     return std::string(std::istreambuf_iterator<char>(file), {});
-  };
-  apiserver::http::ServerOptions options;
-  options.tls = apiserver::http::TlsOptions{(dir / "server.crt").string(), (dir / "server.key").string()};
-  options.clientCaFile = (dir / "ca.crt").string();
-  startServer(options);
+  }
+  apiserver::http::ServerOptions serverOptions() const {
+    apiserver::http::ServerOptions options;
+    options.tls = apiserver::http::TlsOptions{path("server.crt"), path("server.key")};
+    options.clientCaFile = path("ca.crt");
+    return options;
+  }
+
+ private:
+  std::filesystem::path dir_;
+  bool created_ = false;
+};
+
+TEST_F(RestClientTest, TlsWithTheKubeconfigsCaAndClientCertificate) {
+  const TestCertificates certs("IP:127.0.0.1");
+  ASSERT_TRUE(certs.created());
+  startServer(certs.serverOptions());
   RestConfig tls = config("https");
-  tls.caPem = read("ca.crt");
-  tls.clientCertPem = read("client.crt");
-  tls.clientKeyPem = read("client.key");
+  tls.caPem = certs.read("ca.crt");
+  tls.clientCertPem = certs.read("client.crt");
+  tls.clientKeyPem = certs.read("client.key");
   RestClient client(tls, fastRetries());
   EXPECT_EQ(client.get({"", "v1", "whoami", false}, "", "")["user"], "federation-admin");
   RestConfig untrusted = config("https");
   RestClient stranger(untrusted, fastRetries());
   EXPECT_EQ(errorOf([&] { stranger.probe("/healthz"); }).kind(), ClientError::Kind::ConnectionFailure)
       << "the server's certificate is not trusted without the CA";
-  std::filesystem::remove_all(dir);
+}
+
+// A server reached by address whose certificate names it by another name (a private endpoint, a
+// load balancer): kubeconfig's tls-server-name is the name checked, as in client-go.
+TEST_F(RestClientTest, TlsServerNameIsTheNameTheCertificateIsCheckedFor) {
+  const TestCertificates certs("DNS:member.example");
+  ASSERT_TRUE(certs.created());
+  startServer(certs.serverOptions());
+  RestConfig tls = config("https");
+  tls.caPem = certs.read("ca.crt");
+  tls.clientCertPem = certs.read("client.crt");
+  tls.clientKeyPem = certs.read("client.key");
+  EXPECT_EQ(errorOf([&] { RestClient(tls, fastRetries()).probe("/healthz"); }).kind(), ClientError::Kind::ConnectionFailure)
+      << "127.0.0.1 is not a name in the certificate";
+  tls.tlsServerName = "member.example";
+  EXPECT_EQ(RestClient(tls, fastRetries()).get({"", "v1", "whoami", false}, "", "")["user"], "federation-admin");
+  tls.tlsServerName = "other.example";
+  EXPECT_EQ(errorOf([&] { RestClient(tls, fastRetries()).probe("/healthz"); }).kind(), ClientError::Kind::ConnectionFailure)
+      << "a name the certificate does not hold is refused";
+}
+
+// A forward proxy that serves CONNECT only, as corporate proxies in front of clusters do: it
+// records each CONNECT's target and Proxy-Authorization and relays bytes both ways.
+class ConnectProxy {
+ public:
+  ConnectProxy() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listener_, 16) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error("proxy: cannot listen");
+    port_ = ntohs(address.sin_port);
+    acceptor_ = std::thread([this] { acceptLoop(); });
+  }
+  ~ConnectProxy() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    acceptor_.join();
+    {
+      std::lock_guard lock(mutex_);
+      for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
+    }
+    for (auto& relay : relays_) relay.join();
+  }
+  std::uint16_t port() const { return port_; }
+  std::vector<std::string> connects() {
+    std::lock_guard lock(mutex_);
+    return connects_;
+  }
+  std::vector<std::string> authorizations() {
+    std::lock_guard lock(mutex_);
+    return authorizations_;
+  }
+
+ private:
+  void acceptLoop() {
+    for (;;) {
+      const int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0) return;
+      std::lock_guard lock(mutex_);
+      open_.push_back(client);
+      relays_.emplace_back([this, client] { serve(client); });
+    }
+  }
+  void serve(int client) {
+    std::string head;
+    char byte;
+    while (head.find("\r\n\r\n") == std::string::npos && ::read(client, &byte, 1) == 1) head += byte;
+    std::istringstream lines(head);
+    std::string method, target, authorization, line;
+    lines >> method >> target;
+    while (std::getline(lines, line))
+      if (line.rfind("Proxy-Authorization: ", 0) == 0) authorization = line.substr(21, line.find('\r') - 21);
+    {
+      std::lock_guard lock(mutex_);
+      connects_.push_back(method + " " + target);
+      authorizations_.push_back(authorization);
+    }
+    const auto colon = target.rfind(':');
+    const int upstream = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(std::stoi(target.substr(colon + 1))));
+    ::inet_pton(AF_INET, target.substr(0, colon).c_str(), &address.sin_addr);
+    if (method != "CONNECT" || ::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+      const std::string refused = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n";
+      [[maybe_unused]] auto sent = ::write(client, refused.data(), refused.size());
+      ::close(upstream);
+      ::close(client);
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      open_.push_back(upstream);
+    }
+    const std::string established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    [[maybe_unused]] auto sent = ::write(client, established.data(), established.size());
+    pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
+    char buffer[16384];
+    while (::poll(fds, 2, -1) > 0) {
+      const int from = (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) ? 0 : 1;
+      const ssize_t got = ::read(fds[from].fd, buffer, sizeof buffer);
+      if (got <= 0 || ::write(fds[1 - from].fd, buffer, static_cast<std::size_t>(got)) != got) break;
+    }
+    ::shutdown(client, SHUT_RDWR);
+    ::shutdown(upstream, SHUT_RDWR);
+  }
+
+  int listener_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread acceptor_;
+  std::mutex mutex_;
+  std::vector<std::thread> relays_;
+  std::vector<int> open_;  // closed with the proxy, after the relays end
+  std::vector<std::string> connects_, authorizations_;
+};
+
+TEST_F(RestClientTest, HttpsThroughAnHttpProxyTunnelsWithConnect) {
+  const TestCertificates certs("IP:127.0.0.1");
+  ASSERT_TRUE(certs.created());
+  startServer(certs.serverOptions());
+  ConnectProxy proxy;
+  RestConfig tls = config("https");
+  tls.caPem = certs.read("ca.crt");
+  tls.clientCertPem = certs.read("client.crt");
+  tls.clientKeyPem = certs.read("client.key");
+  tls.proxyUrl = "http://fedhpa:s%3Acret@127.0.0.1:" + std::to_string(proxy.port());
+  {
+    RestClient client(tls, fastRetries());
+    EXPECT_EQ(client.get({"", "v1", "whoami", false}, "", "")["user"], "federation-admin") << "TLS end to end, through the tunnel";
+  }
+  ASSERT_FALSE(proxy.connects().empty());
+  EXPECT_EQ(proxy.connects().front(), "CONNECT 127.0.0.1:" + std::to_string(port_));
+  EXPECT_EQ(proxy.authorizations().front(), "Basic " + utility::conversions::to_base64(std::vector<unsigned char>{
+                                                           'f', 'e', 'd', 'h', 'p', 'a', ':', 's', ':', 'c', 'r', 'e', 't'}))
+      << "the proxy-url's user and (decoded) password, as Basic credentials";
 }
 
 }  // namespace

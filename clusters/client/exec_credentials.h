@@ -1,0 +1,66 @@
+// users[].user.exec: client-go credential plugins (aws eks get-token, gke-gcloud-auth-plugin,
+// kubelogin, ...). The plugin runs without a shell, with fedhpa's environment plus the
+// kubeconfig's env and KUBERNETES_EXEC_INFO, its stderr passed through and a time limit; its
+// stdout is an ExecCredential. The credential is kept until its expirationTimestamp (for the
+// process's life when it has none) and fetched again after a 401.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clusters/client/credential_source.h"
+#include "clusters/client/kubeconfig.h"
+#include "federation/common/time_source.h"
+
+namespace fedhpa::clusters {
+
+struct ExecOptions {
+  // client-go waits for ever; a plugin that hangs (waiting for a browser login, say) would hold
+  // every request to its cluster, so fedhpa gives up on it.
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  std::size_t maxOutputBytes = 1 << 20;
+};
+
+// What a plugin run gave: its stdout, or why there is none.
+struct PluginRun {
+  enum class Outcome { Exited, NotFound, TimedOut, OutputTooLarge, SpawnFailed };
+  Outcome outcome = Outcome::Exited;
+  int exitCode = 0;  // Exited: the status; a signal's death is 128 + the signal, as a shell shows it
+  std::string output;
+  std::string error;  // SpawnFailed: strerror
+};
+
+// Runs argv[0] (looked up on PATH when it has no slash) with `env` as its whole environment,
+// stdin from /dev/null, stdout captured, stderr inherited.
+PluginRun runPlugin(const std::vector<std::string>& argv, const std::vector<std::string>& env, const ExecOptions& options);
+
+// KUBERNETES_EXEC_INFO's value: an ExecCredential with spec.interactive=false and, when the
+// kubeconfig asks for it, spec.cluster.
+std::string execInfo(const ExecConfig& config, const ExecClusterInfo& cluster);
+
+class ExecCredentials final : public CredentialSource {
+ public:
+  // `base`: a client certificate the kubeconfig holds inline, used when the plugin returns a token only.
+  ExecCredentials(ExecConfig config, ExecClusterInfo cluster, std::shared_ptr<TimeSource> time, Credential base = {},
+                  ExecOptions options = {});
+  Credential current() override;
+  bool rejected(const Credential& credential) override;
+
+ private:
+  Credential fetch();  // under mutex_
+
+  const ExecConfig config_;
+  const ExecClusterInfo cluster_;
+  const std::shared_ptr<TimeSource> time_;
+  const Credential base_;
+  const ExecOptions options_;
+  std::mutex mutex_;
+  std::optional<Credential> cached_;
+  std::optional<SystemTime> expiry_;
+};
+
+}  // namespace fedhpa::clusters
