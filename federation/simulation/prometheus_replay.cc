@@ -70,7 +70,9 @@ std::map<std::string, std::string> labels(const json& series, const std::string&
   return result;
 }
 
-RecordedSeries parseSeries(const json& series, const std::string& field) {
+// `step` becomes the shortest interval between two of the series' times (NaN samples included: their
+// times are evaluation times too) when that is shorter.
+RecordedSeries parseSeries(const json& series, const std::string& field, std::optional<double>& step) {
   if (!series.is_object()) throw InputError(field + ": must be an object with \"metric\" and \"values\"");
   RecordedSeries result{labels(series, field), {}, 0, field};
   const json* values = member(series, "values");
@@ -87,6 +89,7 @@ RecordedSeries parseSeries(const json& series, const std::string& field) {
     if (previous && time - *previous < kResolutionSeconds / 2)
       throw InputError(item + "[0]: times must increase by a millisecond at least (" + std::to_string(time) + " after " +
                        std::to_string(*previous) + ")");
+    if (previous && (!step || time - *previous < *step)) step = time - *previous;
     previous = time;
     if (const auto value = sampleValue(pair[1], item + "[1]")) result.samples.push_back({time, *value});
     else ++result.nanValues;
@@ -150,16 +153,12 @@ Recording parsePrometheusRange(std::string_view text) {
   Recording recording;
   recording.warnings = warnings(answer);
   for (std::size_t i = 0; i < result->size(); ++i)
-    recording.series.push_back(parseSeries((*result)[i], "data.result[" + std::to_string(i) + "]"));
+    recording.series.push_back(parseSeries((*result)[i], "data.result[" + std::to_string(i) + "]", recording.stepSeconds));
   recording.startUnixSeconds = recording.series.front().samples.front().unixSeconds;
   recording.endUnixSeconds = recording.series.front().samples.back().unixSeconds;
   for (const RecordedSeries& s : recording.series) {
     recording.startUnixSeconds = std::min(recording.startUnixSeconds, s.samples.front().unixSeconds);
     recording.endUnixSeconds = std::max(recording.endUnixSeconds, s.samples.back().unixSeconds);
-    for (std::size_t i = 1; i < s.samples.size(); ++i) {
-      const double interval = s.samples[i].unixSeconds - s.samples[i - 1].unixSeconds;
-      if (!recording.stepSeconds || interval < *recording.stepSeconds) recording.stepSeconds = interval;
-    }
   }
   return recording;
 }

@@ -32,8 +32,8 @@ struct Recording {
   std::vector<RecordedSeries> series;  // in the answer's order; at least one
   double startUnixSeconds = 0;         // the earliest sample of any series
   double endUnixSeconds = 0;           // the latest
-  // The query's step as the timestamps show it: the shortest interval between two samples of
-  // one series. None when no series has two samples.
+  // The query's step as the timestamps show it: the shortest interval between two times of one
+  // series (NaN samples' included). None when no series has two.
   std::optional<double> stepSeconds;
   std::vector<std::string> warnings;  // the answer's "warnings", as Prometheus gave them
 
