@@ -18,10 +18,10 @@ struct SimulateArgs {
   bool json = false;
   bool markdown = false;  // one Markdown table, a row per scenario and policy
   // Replay: the query_range answer ("-" for standard input) and how to read it.
-  std::optional<std::string> fromPrometheus;
+  std::optional<std::string> fromPrometheus{};
   std::string clusterLabel = "cluster";
-  std::optional<std::string> metricLabel;
-  std::vector<std::string> perReplica;  // "50" or "metric=50", as given to --per-replica
+  std::optional<std::string> metricLabel{};
+  std::vector<std::string> perReplica{};  // "50" or "metric=50", as given to --per-replica
 };
 
 // 0 with the report on `out`; 2 with one error line on `err` for a bad flag or scenario.
