@@ -35,16 +35,28 @@ int partitionMain(int argc, char** argv) {
 
 int simulateMain(int argc, char** argv) {
   fedhpa::cmd::SimulateArgs args;
-  po::options_description options("fedhpa simulate -f scenario.json [-f ...] [--policy legacy|demand|both] [--plot out.svg] [--json|--markdown]");
+  po::options_description options(
+      "fedhpa simulate -f scenario.json [-f ...] [--policy legacy|demand|both] [--plot out.svg] [--json|--markdown]\n"
+      "fedhpa simulate -f federation.json --from-prometheus answer.json --per-replica N [--cluster-label L]\n"
+      "                [--metric-label L --per-replica METRIC=N ...] [--policy ...] [--plot out.svg] [--json]");
   options.add_options()
       ("filename,f", po::value<std::vector<std::string>>(&args.files)->required(), "scenario file (- for stdin); repeat for several")
       ("policy", po::value<std::string>(&args.policy)->default_value("both"), "legacy, demand or both")
       ("markdown", po::bool_switch(&args.markdown), "print one Markdown table, a row per scenario and policy")
       ("plot", po::value<std::string>(), "write an SVG picture of every cluster's demand, local max and replicas")
-      ("json", po::bool_switch(&args.json), "print the figures as JSON");
+      ("json", po::bool_switch(&args.json), "print the figures as JSON")
+      ("from-prometheus", po::value<std::string>(),
+       "replay recorded load: a Prometheus /api/v1/query_range answer (- for stdin); -f is then the federation")
+      ("per-replica", po::value<std::vector<std::string>>(&args.perReplica),
+       "how much of a series' value one replica serves (N), or of one metric's (METRIC=N); repeat per metric")
+      ("cluster-label", po::value<std::string>(&args.clusterLabel)->default_value("cluster"),
+       "the series label naming the member cluster")
+      ("metric-label", po::value<std::string>(), "the series label naming a federated.metrics entry (one series per metric)");
   po::variables_map vm;
   if (const auto exit = fedhpa::cmd::parseFlags(argc, argv, options, vm)) return *exit;
   if (vm.count("plot")) args.plot = vm["plot"].as<std::string>();
+  if (vm.count("from-prometheus")) args.fromPrometheus = vm["from-prometheus"].as<std::string>();
+  if (vm.count("metric-label")) args.metricLabel = vm["metric-label"].as<std::string>();
   return fedhpa::cmd::runSimulate(args, std::cout, std::cerr);
 }
 

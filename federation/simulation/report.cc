@@ -40,7 +40,46 @@ std::string adaptationSummary(const std::vector<Adaptation>& adaptations) {
   return text.str();
 }
 
+// "23h59m", "14m05s": a recording's span at a glance.
+std::string hoursAndMinutes(double seconds) {
+  const auto whole = static_cast<long long>(std::llround(seconds));
+  std::ostringstream text;
+  text << std::setfill('0');
+  if (whole >= 3600) text << whole / 3600 << "h" << std::setw(2) << whole % 3600 / 60 << "m";
+  else text << whole / 60 << "m" << std::setw(2) << whole % 60 << "s";
+  return text.str();
+}
+
 }  // namespace
+
+ordered_json replaySummaryJson(const ReplaySummary& summary) {
+  ordered_json partial = ordered_json::array();
+  for (const PartialSeries& p : summary.partialSeries)
+    partial.push_back({{"series", p.name}, {"fromSeconds", rounded(p.fromSeconds)}, {"toSeconds", rounded(p.toSeconds)}});
+  return {{"series", summary.series},
+          {"start", summary.start},
+          {"spanSeconds", rounded(summary.spanSeconds)},
+          {"stepSeconds", summary.stepSeconds ? ordered_json(rounded(*summary.stepSeconds)) : ordered_json(nullptr)},
+          {"missingPoints", summary.missingPoints},
+          {"nanValues", summary.nanValues},
+          {"clustersWithoutSeries", summary.clustersWithoutSeries},
+          {"partialSeries", partial},
+          {"warnings", summary.warnings}};
+}
+
+void printReplaySummary(std::ostream& out, const ReplaySummary& summary) {
+  out << "recording: " << summary.series << " series from " << summary.start << " over " << hoursAndMinutes(summary.spanSeconds);
+  if (summary.stepSeconds) out << ", step " << rounded(*summary.stepSeconds) << " s";
+  if (summary.missingPoints)
+    out << "; " << summary.missingPoints << " points missing (" << summary.nanValues << " NaN), bridged linearly";
+  out << "\n";
+  for (const std::string& cluster : summary.clustersWithoutSeries)
+    out << "recording: no series for " << cluster << ", so it has no demand\n";
+  for (const PartialSeries& p : summary.partialSeries)
+    out << "recording: " << p.name << " has samples from " << hoursAndMinutes(p.fromSeconds) << " to " << hoursAndMinutes(p.toSeconds)
+        << " only, and no demand outside\n";
+  for (const std::string& warning : summary.warnings) out << "recording: Prometheus warned: " << warning << "\n";
+}
 
 ordered_json reportJson(const std::vector<Outcome>& outcomes) {
   ordered_json policies = ordered_json::object();

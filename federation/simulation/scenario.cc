@@ -10,18 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* member(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-double number(const json& value, const std::string& field) {
-  if (!value.is_number()) throw ScenarioError(field + ": must be a number");
-  const double result = value.get<double>();
-  if (result < 0) throw ScenarioError(field + ": must not be negative");
-  return result;
-}
-
 long long integer(const json& object, const char* key, const std::string& path, long long fallback, long long least) {
   const json* value = member(object, key);
   const std::string field = path.empty() ? key : path + "." + key;
@@ -47,7 +35,7 @@ DemandCurve parseCurve(const json& value, const std::string& field) {
     const std::string item = field + "[" + std::to_string(i) + "]";
     const json& pair = value[i];
     if (!pair.is_array() || pair.size() != 2) throw ScenarioError(item + ": must be [seconds, replicas]");
-    const DemandCurve::Point point{number(pair[0], item + "[0]"), number(pair[1], item + "[1]")};
+    const DemandCurve::Point point{nonNegativeNumber(pair[0], item + "[0]"), nonNegativeNumber(pair[1], item + "[1]")};
     if (!points.empty() && point.seconds <= points.back().seconds)
       throw ScenarioError(item + ": times must increase (" + std::to_string(point.seconds) + " after " +
                           std::to_string(points.back().seconds) + ")");
@@ -194,8 +182,8 @@ Scenario parseScenario(const json& document) {
       const json& item = (*outages)[i];
       if (!item.is_object() || !item.contains("cluster") || !item["cluster"].is_string())
         throw ScenarioError(field + ": must be {\"cluster\": name, \"from\": s, \"to\": s}");
-      Outage outage{item["cluster"].get<std::string>(), number(item.value("from", json()), field + ".from"),
-                    number(item.value("to", json()), field + ".to")};
+      Outage outage{item["cluster"].get<std::string>(), nonNegativeNumber(item.value("from", json()), field + ".from"),
+                    nonNegativeNumber(item.value("to", json()), field + ".to")};
       requireKnown(names, outage.cluster, field + ".cluster");
       if (outage.to <= outage.from) throw ScenarioError(field + ".to: must be after from");
       scenario.outages.push_back(outage);

@@ -6,19 +6,16 @@
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "federation/simulation/json_fields.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::simulation {
 
 // A scenario that breaks a rule; what() names the field ("demand.member4: unknown cluster").
-class ScenarioError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using ScenarioError = InputError;
 
 // Demand in "replicas at target utilisation": piecewise linear between [seconds, value] points,
 // constant before the first and after the last.

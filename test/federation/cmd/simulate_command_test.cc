@@ -102,5 +102,102 @@ TEST(SimulateCommandTest, InvalidScenariosExitTwoWithOneClearLine) {
   EXPECT_EQ(simulate({{"/nonexistent/scenario.json"}, "both", std::nullopt, false}).code, 2);
 }
 
+const std::string kReplay = std::string(FEDHPA_SOURCE_DIR) + "/manifests/replay/";
+
+SimulateArgs replayArgs(const std::string& federation, const std::string& answer) {
+  SimulateArgs args{{federation}, "both", std::nullopt, false};
+  args.fromPrometheus = answer;
+  args.perReplica = {"50"};
+  return args;
+}
+
+TEST(SimulateCommandTest, ReplayingTheSampleRecordingSummarisesItAndReportsBothPolicies) {
+  const SimulateResult run = simulate(replayArgs(kReplay + "federation.json", kReplay + "answer.json"));
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("recording: 3 series from 2025-11-27T00:00:00Z over 24h00m, step 60 s; 12 points missing"));
+  EXPECT_THAT(run.out, HasSubstr("recording: us-east has samples from 40m00s to 24h00m only"));
+  EXPECT_THAT(run.out, HasSubstr("\nPOLICY    TRACKING    SERVED r*s  REFERENCE r*s"));
+  EXPECT_THAT(run.out, ::testing::ContainsRegex("\ndemand +[01]\\.[0-9]{3} +[0-9]+ +[0-9]+ "));
+  EXPECT_THAT(run.out, ::testing::ContainsRegex("\nlegacy +[01]\\.[0-9]{3} +[0-9]+ +[0-9]+ "));
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 6) << "summary, partial series, legend, header, two rows:\n" << run.out;
+}
+
+TEST(SimulateCommandTest, ReplayJsonCarriesTheRecordingSummary) {
+  SimulateArgs args = replayArgs(kReplay + "federation.json", kReplay + "answer.json");
+  args.json = true;
+  const SimulateResult run = simulate(args);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json report = json::parse(run.out);
+  const json& recording = report["recording"];
+  EXPECT_EQ(recording["series"], 3);
+  EXPECT_EQ(recording["start"], "2025-11-27T00:00:00Z");
+  EXPECT_EQ(recording["spanSeconds"], 86400);
+  EXPECT_EQ(recording["stepSeconds"], 60);
+  EXPECT_EQ(recording["missingPoints"], 12);
+  EXPECT_EQ(recording["clustersWithoutSeries"], json::array());
+  EXPECT_EQ(recording["partialSeries"], json::parse(R"([{"series": "us-east", "fromSeconds": 2400, "toSeconds": 86400}])"));
+  for (const char* policy : {"demand", "legacy"}) {
+    const json& p = report["policies"][policy];
+    EXPECT_GT(p["referenceReplicaSeconds"].get<double>(), 0) << policy;
+    EXPECT_NEAR(p["tracking"].get<double>(), p["servedReplicaSeconds"].get<double>() / p["referenceReplicaSeconds"].get<double>(), 1e-4);
+  }
+  // Half the replicas' worth per request doubles the demand the shared pool serves (below its max).
+  args.perReplica = {"100"};
+  const json halved = json::parse(simulate(args).out);
+  EXPECT_LT(halved["policies"]["demand"]["referenceReplicaSeconds"].get<double>(),
+            report["policies"]["demand"]["referenceReplicaSeconds"].get<double>() * 0.6);
+}
+
+TEST(SimulateCommandTest, ReplayPlotsEveryClusterOfTheRecording) {
+  const auto svgPath = std::filesystem::temp_directory_path() / ("fedhpa-replay-" + std::to_string(::getpid()) + ".svg");
+  SimulateArgs args = replayArgs(kReplay + "federation.json", kReplay + "answer.json");
+  args.plot = svgPath.string();
+  ASSERT_EQ(simulate(args).code, 0);
+  std::ifstream in(svgPath);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(svgPath);
+  for (const char* text : {">eu-west<", ">us-east<", ">ap-south<", "demand policy: local max", "legacy policy: replicas"})
+    EXPECT_THAT(svg, HasSubstr(text));
+}
+
+TEST(SimulateCommandTest, AMemberWithoutASeriesIsSaidToHaveNoDemand) {
+  const std::string federation = writeTemp(R"({"federated": {"maxReplicas": 40}, "clusters": ["eu-west", "us-east", "ap-south", "sa-east"]})");
+  const SimulateResult run = simulate(replayArgs(federation, kReplay + "answer.json"));
+  std::filesystem::remove(federation);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("recording: no series for sa-east, so it has no demand"));
+}
+
+TEST(SimulateCommandTest, ReplayErrorsNameTheFileAndPosition) {
+  const std::string twoClusters = writeTemp(R"({"federated": {"maxReplicas": 40}, "clusters": ["eu-west", "us-east"]})");
+  const SimulateResult unknown = simulate(replayArgs(twoClusters, kReplay + "answer.json"));
+  std::filesystem::remove(twoClusters);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_EQ(unknown.err, "error: " + kReplay + "answer.json: data.result[2].metric.cluster: \"ap-south\" is not a cluster of the "
+                         "federation file (its clusters: eu-west, us-east)\n");
+
+  const std::string broken = writeTemp("{\"status\": \"success\", \"data\": [1,\n 2,, 3]}");
+  const SimulateResult notJson = simulate(replayArgs(kReplay + "federation.json", broken));
+  std::filesystem::remove(broken);
+  EXPECT_EQ(notJson.code, 2);
+  EXPECT_EQ(notJson.err, "error: " + broken + ": line 2, column 4: not JSON\n");
+
+  const std::string withDemand = writeTemp(R"({"federated": {"maxReplicas": 40}, "clusters": ["eu-west"], "demand": {"eu-west": [[0, 1]]}})");
+  const SimulateResult loaded = simulate(replayArgs(withDemand, kReplay + "answer.json"));
+  std::filesystem::remove(withDemand);
+  EXPECT_EQ(loaded.code, 2);
+  EXPECT_THAT(loaded.err, HasSubstr("error: " + withDemand + ": demand: the recording gives the load"));
+
+  SimulateArgs noFigure = replayArgs(kReplay + "federation.json", kReplay + "answer.json");
+  noFigure.perReplica.clear();
+  EXPECT_EQ(simulate(noFigure).err, "error: --per-replica: required, how much of a series' value one replica serves\n");
+
+  SimulateArgs notReplaying{{kScenarios + "shift.json"}, "both", std::nullopt, false};
+  notReplaying.perReplica = {"50"};
+  EXPECT_EQ(simulate(notReplaying).err, "error: --per-replica: only with --from-prometheus\n");
+  EXPECT_EQ(simulate(replayArgs(kReplay + "federation.json", "/nonexistent/answer.json")).err,
+            "error: --from-prometheus /nonexistent/answer.json: cannot read the file\n");
+}
+
 }  // namespace
 }  // namespace fedhpa::cmd
