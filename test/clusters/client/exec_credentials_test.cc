@@ -24,7 +24,6 @@ namespace fedhpa::clusters {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 
 const Resource kConfigMaps{"", "v1", "configmaps", true};
 
