@@ -8,7 +8,7 @@ namespace fedhpa::clusters {
 TokenFileCredentials::TokenFileCredentials(std::string path, Credential initial, std::shared_ptr<TimeSource> time)
     : path_(std::move(path)), time_(std::move(time)), credential_(std::move(initial)), readAt_(time_->monotonicTime()) {
   // As client-go: the file's token from the first request on, the inline one only while the file cannot be read.
-  if (!reread() && credential_.bearerToken.empty()) throw CredentialError("token file " + path_ + ": cannot read a token");
+  reread();
 }
 
 bool TokenFileCredentials::reread() {
@@ -26,7 +26,8 @@ bool TokenFileCredentials::reread() {
 
 Credential TokenFileCredentials::current() {
   std::lock_guard lock(mutex_);
-  if (time_->monotonicTime() - readAt_ >= kRereadPeriod) reread();
+  if (time_->monotonicTime() - readAt_ >= kRereadPeriod || credential_.bearerToken.empty()) reread();
+  if (credential_.bearerToken.empty()) throw CredentialError("token file " + path_ + ": no token to send");
   return credential_;
 }
 

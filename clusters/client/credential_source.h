@@ -51,7 +51,8 @@ class StaticCredentials final : public CredentialSource {
 
 // users[].user.tokenFile: read again once the last read is a minute old, and at once after a 401,
 // as client-go's cached file token source does (projected service-account tokens rotate hourly).
-// A read that fails keeps the last token, as client-go does, so a file being rewritten costs nothing.
+// A read that fails keeps the last token, as client-go does, so a file being rewritten costs nothing;
+// with no token at all, current() throws.
 class TokenFileCredentials final : public CredentialSource {
  public:
   static constexpr std::chrono::seconds kRereadPeriod{60};

@@ -63,9 +63,10 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
 std::vector<std::string> environmentWith(const std::vector<std::pair<std::string, std::string>>& extra) {
   std::vector<std::string> out;
   for (char** entry = environ; entry && *entry; ++entry) out.emplace_back(*entry);
-  for (const auto& [name, value] : extra) {
+  for (const auto& variable : extra) {
+    const std::string& name = variable.first;
     std::erase_if(out, [&name](const std::string& e) { return e.size() > name.size() && e[name.size()] == '=' && e.starts_with(name); });
-    out.push_back(name + "=" + value);
+    out.push_back(name + "=" + variable.second);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <variant>
 
+#include "clusters/client/credential_source.h"
 #include "clusters/client/rest_client.h"
 #include "federation/cmd/controller_run.h"
 #include "federation/cmd/flags.h"
@@ -194,7 +195,10 @@ int controllerManagerMain(int argc, char** argv) {
   clusters::initializeHttpClientPool(4);
   try {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
-    const clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
+    clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
+    // One credential for the controllers' client and the election's, as client-go shares one
+    // exec authenticator between the clients of one config: a plugin runs once per expiry.
+    federationConfig.credentials = clusters::credentialSourceFor(federationConfig, std::make_shared<RealTimeSource>());
     clusters::RestClient federation(federationConfig, controllerClientOptions());
     RealTimeSource time;
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);

@@ -54,7 +54,7 @@ TEST_F(TokenFileTest, AnUnreadableFileKeepsTheLastToken) {
   std::filesystem::remove(path_);
   time_->advance(std::chrono::minutes(2));
   EXPECT_EQ(source.current().bearerToken, "kept");
-  EXPECT_THROW(TokenFileCredentials(path_.string(), {}, time_), CredentialError) << "but a first read must succeed";
+  EXPECT_THROW(TokenFileCredentials(path_.string(), {}, time_).current(), CredentialError) << "but without any token, no request goes out";
 }
 
 TEST_F(TokenFileTest, TheFileWinsOverAnInlineTokenAsInClientGo) {

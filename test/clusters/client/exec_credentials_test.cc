@@ -24,7 +24,6 @@ namespace fedhpa::clusters {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 
 const Resource kConfigMaps{"", "v1", "configmaps", true};
 
@@ -197,6 +196,18 @@ TEST_F(ExecCredentialsTest, ThePluginRunsOncePerExpiryAndOnceMoreAfterA401NotPer
   handler_->accept({});
   EXPECT_THAT(clientErrorOf([&] { client.get(kConfigMaps, "default", "c"); }), HasSubstr("Unauthorized"));
   EXPECT_EQ(runs(), 4) << "a 401 runs the plugin once more, not in a loop";
+}
+
+TEST_F(ExecCredentialsTest, AWatchRefusedWithA401IsOpenedAgainWithAFreshCredential) {
+  writePlugin("plugin.sh");
+  RestClient client(kubeconfigWithExec("./plugin.sh"), options());
+  handler_->accept({"token-1"});
+  client.get(kConfigMaps, "default", "c");
+  handler_->accept({"token-2"});  // revoked between the list and the watch, as after a rotation
+  auto watch = client.watch(kConfigMaps, "default", "1", {});
+  ASSERT_TRUE(watch);
+  EXPECT_EQ(runs(), 2);
+  EXPECT_EQ(handler_->requests().back(), "Bearer token-2");
 }
 
 TEST_F(ExecCredentialsTest, ThePluginGetsItsArgsEnvAndClusterInfo) {

@@ -350,15 +350,17 @@ class ConnectProxy {
     port_ = ntohs(address.sin_port);
     acceptor_ = std::thread([this] { acceptLoop(); });
   }
+  // Sockets are closed only once no thread uses them (a close racing a read could hit a reused fd).
   ~ConnectProxy() {
     ::shutdown(listener_, SHUT_RDWR);
-    ::close(listener_);
     acceptor_.join();
+    ::close(listener_);
     {
       std::lock_guard lock(mutex_);
       for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
     }
     for (auto& relay : relays_) relay.join();
+    for (int fd : open_) ::close(fd);
   }
   std::uint16_t port() const { return port_; }
   std::vector<std::string> connects() {
@@ -404,7 +406,7 @@ class ConnectProxy {
       const std::string refused = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n";
       [[maybe_unused]] auto sent = ::write(client, refused.data(), refused.size());
       ::close(upstream);
-      ::close(client);
+      ::shutdown(client, SHUT_RDWR);
       return;
     }
     {
