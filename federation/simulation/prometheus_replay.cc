@@ -40,6 +40,13 @@ json parseText(std::string_view text) {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(lineAndColumn(text, e.byte) + ": not JSON");
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double's range ("1e999"); nlohmann names the number but not its place.
+    const std::string message = e.what();
+    const std::size_t from = message.find("parsing '");
+    const std::size_t at = from == std::string::npos ? std::string::npos : text.find(message.substr(from + 9, message.size() - from - 10));
+    throw InputError((at == std::string::npos ? std::string("(top level)") : lineAndColumn(text, at + 1)) +
+                     ": a number beyond a double's range");
   }
 }
 

@@ -71,7 +71,8 @@ void printReplaySummary(std::ostream& out, const ReplaySummary& summary) {
   out << "recording: " << summary.series << " series from " << summary.start << " over " << hoursAndMinutes(summary.spanSeconds);
   if (summary.stepSeconds) out << ", step " << rounded(*summary.stepSeconds) << " s";
   if (summary.missingPoints)
-    out << "; " << summary.missingPoints << " points missing (" << summary.nanValues << " NaN), bridged linearly";
+    out << "; " << summary.missingPoints << (summary.missingPoints == 1 ? " point" : " points") << " missing ("
+        << summary.nanValues << " NaN), bridged linearly";
   out << "\n";
   for (const std::string& cluster : summary.clustersWithoutSeries)
     out << "recording: no series for " << cluster << ", so it has no demand\n";

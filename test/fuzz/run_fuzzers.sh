@@ -9,7 +9,7 @@ build=$1
 seconds=$2
 shift 2
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-harnesses=${*:-"http_request_fuzz list_options_fuzz api_object_fuzz protobuf_fuzz patch_fuzz selector_fuzz kubeconfig_fuzz"}
+harnesses=${*:-"http_request_fuzz list_options_fuzz api_object_fuzz protobuf_fuzz patch_fuzz selector_fuzz kubeconfig_fuzz prometheus_replay_fuzz"}
 work="$build/fuzz-work"
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts"

@@ -168,6 +168,37 @@ TEST(SimulateCommandTest, AMemberWithoutASeriesIsSaidToHaveNoDemand) {
   EXPECT_THAT(run.out, HasSubstr("recording: no series for sa-east, so it has no demand"));
 }
 
+TEST(SimulateCommandTest, ReplayGivesEachMetricItsSeriesWithAMetricLabel) {
+  const std::string federation = writeTemp(R"({"federated": {"minReplicas": 2, "maxReplicas": 20, "metrics": [
+      {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}},
+      {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "50"}}}]},
+      "clusters": ["a", "b"]})");
+  const auto answerPath = std::filesystem::temp_directory_path() / ("fedhpa-answer-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(answerPath) << R"({"status": "success", "warnings": ["PromQL info: metric might not be a counter"],
+      "data": {"resultType": "matrix", "result": [
+        {"metric": {"cluster": "a", "metric": "cpu"}, "values": [[1700000000, "0.5"], [1700000600, "3"], [1700001200, "0.5"]]},
+        {"metric": {"cluster": "a", "metric": "rps"}, "values": [[1700000000, "100"], [1700000600, "NaN"], [1700001200, "400"]]},
+        {"metric": {"cluster": "b", "metric": "rps"}, "values": [[1700000000, "200"], [1700000600, "300"], [1700001200, "200"]]}]}})";
+  SimulateArgs args{{federation}, "both", std::nullopt, true};
+  args.fromPrometheus = answerPath.string();
+  args.metricLabel = "metric";
+  args.perReplica = {"cpu=0.3", "rps=50"};
+  const SimulateResult run = simulate(args);
+  SimulateArgs oneFigure = args;
+  oneFigure.perReplica = {"rps=50"};
+  const SimulateResult missingFigure = simulate(oneFigure);
+  std::filesystem::remove(federation);
+  std::filesystem::remove(answerPath);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json report = json::parse(run.out);
+  EXPECT_EQ(report["recording"]["series"], 3);
+  EXPECT_EQ(report["recording"]["nanValues"], 1);
+  EXPECT_EQ(report["recording"]["warnings"], json::array({"PromQL info: metric might not be a counter"}));
+  EXPECT_GT(report["policies"]["demand"]["servedReplicaSeconds"].get<double>(), 0);
+  EXPECT_EQ(missingFigure.code, 2);
+  EXPECT_EQ(missingFigure.err, "error: --per-replica: no figure for metric cpu (give --per-replica cpu=N, or --per-replica N for every metric)\n");
+}
+
 TEST(SimulateCommandTest, ReplayErrorsNameTheFileAndPosition) {
   const std::string twoClusters = writeTemp(R"({"federated": {"maxReplicas": 40}, "clusters": ["eu-west", "us-east"]})");
   const SimulateResult unknown = simulate(replayArgs(twoClusters, kReplay + "answer.json"));

@@ -97,6 +97,8 @@ TEST(PrometheusReplayTest, TextThatIsNotJsonNamesLineAndColumn) {
   EXPECT_EQ(parseErrorFor("{\"status\": \"success\",\n  \"data\": {\"resultType\": matrix}}"), "line 2, column 26: not JSON");
   EXPECT_EQ(parseErrorFor(""), "line 1, column 1: not JSON");
   EXPECT_THAT(parseErrorFor(std::string(1000, '[')), StartsWith("(top level): nested deeper than"));
+  // Found by prometheus_replay_fuzz: a number beyond a double's range ended the process.
+  EXPECT_EQ(parseErrorFor(matrixAnswer(R"([{"metric":{},"values":[[1e99999,"1"]]}])")), "line 1, column 85: a number beyond a double's range");
 }
 
 TEST(PrometheusReplayTest, ValuesThatAreNotDemandNameTheirPosition) {
