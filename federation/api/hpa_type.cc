@@ -334,7 +334,8 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
             {"MinPods", "string", "", "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down", 0},
             {"MaxPods", "integer", "", "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up", 0},
             {"Replicas", "integer", "", "currentReplicas is current number of replicas of pods managed by this autoscaler", 0},
-            ageColumn()};
+            ageColumn(),
+            clusterSharesColumn()};
   }
 
   json tableCells(const json& internal, Clock::time_point now) const override {
@@ -355,7 +356,8 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
     return json::array({stringAt(internal, "/metadata/name"), ref.value("kind", "") + "/" + ref.value("name", ""), targets,
                         minReplicas ? std::to_string(*minReplicas) : "<unset>",
                         integerAt(internal, "/spec/maxReplicas"_json_pointer).value_or(0),
-                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now)});
+                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now),
+                        clusterShares(internal)});
   }
 
  private:
@@ -422,6 +424,37 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
 }  // namespace
 
 Schema horizontalPodAutoscalerV2Schema() { return v2Schema(); }
+
+TableColumn clusterSharesColumn() {
+  return {"Clusters", "string", "",
+          "Each member cluster's share, from the federation.kubernetes.io/hpa-cluster-status annotation: "
+          "minReplicas-maxReplicas (currentReplicas).",
+          1};
+}
+
+std::string clusterShares(const json& hpa) {
+  const json::json_pointer at = json::json_pointer("/metadata/annotations") / kClusterStatusAnnotation;
+  if (!hpa.contains(at) || !hpa.at(at).is_string()) return "<none>";
+  // Anyone who may update the HPA may write the annotation: read it as client input.
+  json breakdown;
+  try {
+    breakdown = machinery::parseUntrustedJson(hpa.at(at).get<std::string>());
+  } catch (const machinery::JsonInputError&) {
+    return "<invalid>";
+  }
+  if (!breakdown.is_object()) return "<invalid>";
+  if (breakdown.empty()) return "<none>";
+  auto number = [](const json& share, const char* field) {
+    const auto value = share.is_object() ? integerAt(share, json::json_pointer("") / field) : std::nullopt;
+    return value ? std::to_string(*value) : std::string("?");
+  };
+  std::string out;
+  for (const auto& [cluster, share] : breakdown.items()) {
+    if (!out.empty()) out += ", ";
+    out += cluster + " " + number(share, "min") + "-" + number(share, "max") + " (" + number(share, "current") + ")";
+  }
+  return out;
+}
 
 std::shared_ptr<const ResourceType> horizontalPodAutoscalerType() {
   return std::make_shared<HorizontalPodAutoscalerType>();

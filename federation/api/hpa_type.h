@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "federation/api/resource.h"
 #include "federation/api/schema.h"
@@ -17,5 +19,14 @@ inline constexpr const char* kV1MetricsAnnotation = "autoscaling.alpha.kubernete
 inline constexpr const char* kV1CurrentMetricsAnnotation = "autoscaling.alpha.kubernetes.io/current-metrics";
 inline constexpr const char* kV1ConditionsAnnotation = "autoscaling.alpha.kubernetes.io/conditions";
 inline constexpr const char* kV1BehaviorAnnotation = "autoscaling.alpha.kubernetes.io/behavior";
+
+// Where the controller writes each member's share of a federated HPA: a JSON object from cluster
+// name to {"min", "max", "current", "desired"[, "cpuUtilization"]}.
+inline constexpr const char* kClusterStatusAnnotation = "federation.kubernetes.io/hpa-cluster-status";
+
+// The -o wide column of a federated HPA: each member's min-max and current replicas, from that
+// annotation, e.g. "member1 1-8 (5), member2 1-1 (1)"; "<none>" before the controller wrote it.
+TableColumn clusterSharesColumn();
+std::string clusterShares(const nlohmann::json& hpa);
 
 }  // namespace fedhpa::api
