@@ -10,7 +10,9 @@
 
 namespace fedhpa::api {
 
-std::shared_ptr<const ResourceType> horizontalPodAutoscalerType();
+// withClusterShares: the federation's, with the -o wide Clusters column (clusterSharesColumn below);
+// a member cluster's (the member-sim's) prints kube-apiserver's columns only.
+std::shared_ptr<const ResourceType> horizontalPodAutoscalerType(bool withClusterShares = true);
 // Its autoscaling/v2 schema: Karmada's FederatedHPA has the same fields and describes them its own way.
 Schema horizontalPodAutoscalerV2Schema();
 

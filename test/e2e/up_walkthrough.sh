@@ -53,6 +53,7 @@ wait_for "load on member1: its max grows past its share" '^1 [6-9]\|' -- limits
 check "Σ max stays 10" 0 '^10 1$' -- sums
 check "plain get hpa stays narrow" 0 '^NAME +REFERENCE +TARGETS +MINPODS +MAXPODS +REPLICAS +AGE$' -- fed get hpa php-apache
 check "get hpa -o wide adds the per-cluster column" 0 ' AGE +CLUSTERS$' -- fed get hpa php-apache -o wide
+check "a member's get hpa -o wide is kube-apiserver's, without it" 0 '^NAME +REFERENCE +TARGETS +MINPODS +MAXPODS +REPLICAS +AGE$' -- k --context=member1 get hpa php-apache -o wide
 wait_for "get hpa -o wide names every member's share, member1's max grown" ' member1 1-[6-9] \([0-9]+\), member2 1-[1-4] \([0-9]+\), member3 1-[1-4] \([0-9]+\)$' -- fed get hpa php-apache -o wide
 wide_matches_members() {
   local want="" m

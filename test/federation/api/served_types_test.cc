@@ -129,6 +129,10 @@ TEST(HorizontalPodAutoscaler, WideColumnNamesEveryMembersShare) {
   const auto now = *parseRfc3339("2026-11-22T10:02:03Z");
   EXPECT_EQ(kHpa->tableCells(hpa, now).back(), "member1 1-8 (5), member2 1-1 (1)");
   EXPECT_EQ(clusterShares(hpa), "member1 1-8 (5), member2 1-1 (1)");
+
+  const auto memberHpa = horizontalPodAutoscalerType(false);
+  EXPECT_EQ(memberHpa->tableColumns().size(), 7u) << "a member's table is kube-apiserver's";
+  EXPECT_EQ(memberHpa->tableCells(hpa, now).size(), 7u);
 }
 
 TEST(HorizontalPodAutoscaler, ClusterSharesOfAnAnnotationSomeoneElseWrote) {
