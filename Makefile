@@ -24,7 +24,7 @@ PROCESS_TESTS := e2e|bench
 DEB_PACKAGES := g++ make cmake ninja-build pkg-config \
 	libcpprest-dev libssl-dev libboost-dev libboost-log-dev libboost-program-options-dev \
 	libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libyaml-dev libsqlite3-dev nlohmann-json3-dev libjemalloc-dev \
-	librsvg2-bin python3-kubernetes wrk curl openssl tzdata etcd-server etcd-client haproxy \
+	librsvg2-bin python3-kubernetes wrk curl openssl tzdata etcd-server etcd-client haproxy prometheus \
 	clang libclang-rt-14-dev ccache mold
 
 .PHONY: all deps build asan-build tsan-build test check tsan fuzz fuzz-build bench run clean

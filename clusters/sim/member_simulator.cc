@@ -5,6 +5,7 @@
 
 #include "clusters/sim/member_metrics.h"
 
+#include "federation/api/hpa_type.h"
 #include "federation/api/time.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -22,6 +23,9 @@ constexpr int kDefaultTargetUtilization = 80;  // kube-controller-manager's, for
 std::vector<std::shared_ptr<const api::ResourceType>> memberResources() {
   auto resources = api::federationResources();
   std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
+  // kube-apiserver's HPA table, without the federation's per-cluster column.
+  for (auto& type : resources)
+    if (type->names().resource == "horizontalpodautoscalers") type = api::horizontalPodAutoscalerType(false);
   return resources;
 }
 

@@ -56,19 +56,39 @@ class ClusterType : public BasicResourceType {
     return causes;
   }
 
+  // Wide columns: what the health prober last wrote. The HPAs placed on a member, probe round-trip
+  // times and the member calls' backoff live in the controller-manager, not in the Cluster, so
+  // its /metrics reports them instead (docs/operations.md).
   std::vector<TableColumn> tableColumns() const override {
     return {nameColumn(),
             {"Server", "string", "", "The address of the member cluster's API server.", 0},
             {"Ready", "string", "", "Whether the cluster answered its last health probe.", 0},
-            ageColumn()};
+            ageColumn(),
+            {"Last Probe", "string", "", "Time since the Ready condition's lastProbeTime: fedhpa's last health probe.", 1},
+            {"Ready Since", "string", "", "Time since the Ready condition's lastTransitionTime.", 1},
+            {"Region", "string", "", "status.region", 1},
+            {"Zones", "string", "", "status.zones", 1},
+            {"Message", "string", "", "The Ready condition's message: what the last probe got.", 1}};
   }
 
   json tableCells(const json& internal, Clock::time_point now) const override {
-    std::string ready = "Unknown";
-    for (const auto& condition : internal.value("status", json::object()).value("conditions", json::array()))
-      if (condition.value("type", "") == "Ready") ready = condition.value("status", "Unknown");
+    const json status = internal.value("status", json::object());
+    json ready = json::object();
+    for (const auto& condition : status.value("conditions", json::array()))
+      if (condition.is_object() && condition.value("type", "") == "Ready") ready = condition;
+    // A time since the condition's timestamp, as ageOf prints creationTimestamp's.
+    auto since = [&](const char* field) {
+      if (!ready.contains(field)) return std::string("<unknown>");
+      return ageOf(json{{"metadata", {{"creationTimestamp", ready[field]}}}}, now);
+    };
+    std::string zones;
+    for (const auto& zone : status.value("zones", json::array()))
+      if (zone.is_string()) zones += (zones.empty() ? "" : ",") + zone.get<std::string>();
     return json::array({stringAt(internal, "/metadata/name"),
-                        stringAt(internal, "/spec/serverAddressByClientCIDRs/0/serverAddress"), ready, ageOf(internal, now)});
+                        stringAt(internal, "/spec/serverAddressByClientCIDRs/0/serverAddress"),
+                        stringAt(ready, "/status", "Unknown"), ageOf(internal, now), since("lastProbeTime"),
+                        since("lastTransitionTime"), stringAt(status, "/region", "<none>"),
+                        zones.empty() ? "<none>" : zones, stringAt(ready, "/message", "<none>")});
   }
 
   std::vector<std::pair<std::string, std::string>> listMergeKeys() const override { return {{"status.conditions", "type"}}; }

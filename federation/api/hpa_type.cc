@@ -254,12 +254,13 @@ void joinCpuUtilization(json& internal, json& section, const MetricListMapping& 
 
 class HorizontalPodAutoscalerType : public BasicResourceType {
  public:
-  HorizontalPodAutoscalerType()
+  explicit HorizontalPodAutoscalerType(bool withClusterShares)
       : BasicResourceType(
             ResourceNames{"autoscaling", {"v2", "v1"}, "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
                           "horizontalpodautoscaler", true, {"hpa"}, {"all"}, allVerbs(),
                           {{"status", "autoscaling", "", "HorizontalPodAutoscaler"}}},
-            {{"v2", v2Schema()}, {"v1", v1Schema()}}, NameRule::DnsSubdomain) {}
+            {{"v2", v2Schema()}, {"v1", v1Schema()}}, NameRule::DnsSubdomain),
+        withClusterShares_(withClusterShares) {}
 
   json toInternal(const json& served, const std::string& version) const override {
     json internal = BasicResourceType::toInternal(served, version);
@@ -328,13 +329,16 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
   }
 
   std::vector<TableColumn> tableColumns() const override {
-    return {nameColumn(),
-            {"Reference", "string", "", "scaleTargetRef points to the target resource to scale", 0},
-            {"Targets", "string", "", "metrics contains the specifications for which to use to calculate the desired replica count", 0},
-            {"MinPods", "string", "", "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down", 0},
-            {"MaxPods", "integer", "", "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up", 0},
-            {"Replicas", "integer", "", "currentReplicas is current number of replicas of pods managed by this autoscaler", 0},
-            ageColumn()};
+    std::vector<TableColumn> columns = {
+        nameColumn(),
+        {"Reference", "string", "", "scaleTargetRef points to the target resource to scale", 0},
+        {"Targets", "string", "", "metrics contains the specifications for which to use to calculate the desired replica count", 0},
+        {"MinPods", "string", "", "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down", 0},
+        {"MaxPods", "integer", "", "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up", 0},
+        {"Replicas", "integer", "", "currentReplicas is current number of replicas of pods managed by this autoscaler", 0},
+        ageColumn()};
+    if (withClusterShares_) columns.push_back(clusterSharesColumn());
+    return columns;
   }
 
   json tableCells(const json& internal, Clock::time_point now) const override {
@@ -352,13 +356,17 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
     if (metrics.size() > 2) targets += " + " + std::to_string(metrics.size() - 2) + " more...";
     if (metrics.empty()) targets = "<none>";
     const auto minReplicas = integerAt(internal, "/spec/minReplicas"_json_pointer);
-    return json::array({stringAt(internal, "/metadata/name"), ref.value("kind", "") + "/" + ref.value("name", ""), targets,
-                        minReplicas ? std::to_string(*minReplicas) : "<unset>",
-                        integerAt(internal, "/spec/maxReplicas"_json_pointer).value_or(0),
-                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now)});
+    json cells = json::array({stringAt(internal, "/metadata/name"), ref.value("kind", "") + "/" + ref.value("name", ""), targets,
+                              minReplicas ? std::to_string(*minReplicas) : "<unset>",
+                              integerAt(internal, "/spec/maxReplicas"_json_pointer).value_or(0),
+                              integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now)});
+    if (withClusterShares_) cells.push_back(clusterShares(internal));
+    return cells;
   }
 
  private:
+  bool withClusterShares_;
+
   // kube-apiserver's validateScalingRules and validateScalingPolicy.
   static void validateScalingRules(const json& rules, const std::string& path, std::vector<StatusCause>& causes) {
     if (!rules.is_object()) return;
@@ -423,8 +431,39 @@ class HorizontalPodAutoscalerType : public BasicResourceType {
 
 Schema horizontalPodAutoscalerV2Schema() { return v2Schema(); }
 
-std::shared_ptr<const ResourceType> horizontalPodAutoscalerType() {
-  return std::make_shared<HorizontalPodAutoscalerType>();
+TableColumn clusterSharesColumn() {
+  return {"Clusters", "string", "",
+          "Each member cluster's share, from the federation.kubernetes.io/hpa-cluster-status annotation: "
+          "minReplicas-maxReplicas (currentReplicas).",
+          1};
+}
+
+std::string clusterShares(const json& hpa) {
+  const json::json_pointer at = json::json_pointer("/metadata/annotations") / kClusterStatusAnnotation;
+  if (!hpa.contains(at) || !hpa.at(at).is_string()) return "<none>";
+  // Anyone who may update the HPA may write the annotation: read it as client input.
+  json breakdown;
+  try {
+    breakdown = machinery::parseUntrustedJson(hpa.at(at).get<std::string>());
+  } catch (const machinery::JsonInputError&) {
+    return "<invalid>";
+  }
+  if (!breakdown.is_object()) return "<invalid>";
+  if (breakdown.empty()) return "<none>";
+  auto number = [](const json& share, const char* field) {
+    const auto value = share.is_object() ? integerAt(share, json::json_pointer("") / field) : std::nullopt;
+    return value ? std::to_string(*value) : std::string("?");
+  };
+  std::string out;
+  for (const auto& [cluster, share] : breakdown.items()) {
+    if (!out.empty()) out += ", ";
+    out += cluster + " " + number(share, "min") + "-" + number(share, "max") + " (" + number(share, "current") + ")";
+  }
+  return out;
+}
+
+std::shared_ptr<const ResourceType> horizontalPodAutoscalerType(bool withClusterShares) {
+  return std::make_shared<HorizontalPodAutoscalerType>(withClusterShares);
 }
 
 }  // namespace fedhpa::api

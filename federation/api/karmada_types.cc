@@ -101,14 +101,16 @@ class FederatedHpaType : public ResourceType {
             {"MinPods", "integer", "", "minReplicas is the lower limit for the number of replicas.", 0},
             {"MaxPods", "integer", "", "maxReplicas is the upper limit for the number of replicas.", 0},
             {"Replicas", "integer", "", "currentReplicas is the current number of replicas of the target.", 0},
-            ageColumn()};
+            ageColumn(),
+            clusterSharesColumn()};
   }
   json tableCells(const json& internal, Clock::time_point now) const override {
     return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/spec/scaleTargetRef/kind"),
                         stringAt(internal, "/spec/scaleTargetRef/name"),
                         integerAt(internal, "/spec/minReplicas"_json_pointer).value_or(1),
                         integerAt(internal, "/spec/maxReplicas"_json_pointer).value_or(0),
-                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now)});
+                        integerAt(internal, "/status/currentReplicas"_json_pointer).value_or(0), ageOf(internal, now),
+                        clusterShares(internal)});
   }
   std::vector<std::pair<std::string, std::string>> listMergeKeys() const override { return hpa_->listMergeKeys(); }
   bool acceptsStrategicMergePatch() const override { return hpa_->acceptsStrategicMergePatch(); }

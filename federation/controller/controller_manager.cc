@@ -53,6 +53,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
 ControllerManager::~ControllerManager() { stop(); }
 
 void ControllerManager::start() {
+  // Started only by the Lease's holder (or without leader election): leading from here on.
+  metrics_.setLeading(true);
   registry_.start();
   informers_.start();
   karmada_.start();
@@ -106,6 +108,7 @@ bool ControllerManager::waitForCachesAndProbe() {
 }
 
 void ControllerManager::stop() {
+  metrics_.setLeading(false);
   runtime_.stop();
   karmada_.stop();
   statusWriter_.stop();
@@ -132,7 +135,9 @@ MemberHealth ControllerManager::healthOf(const std::string& name, const std::opt
 
 std::vector<Member> ControllerManager::members() {
   std::vector<Member> out;
-  for (const auto& name : registry_.names()) {
+  const auto joined = registry_.names();
+  metrics_.retainClusters({joined.begin(), joined.end()});
+  for (const auto& name : joined) {
     const auto cluster = registry_.cluster(name);
     if (!cluster) continue;
     std::shared_ptr<MemberWatch> watch;
@@ -147,7 +152,7 @@ std::vector<Member> ControllerManager::members() {
     for (const auto& [key, value] : clusterLabels.items())
       if (value.is_string()) labels[key] = value.get<std::string>();
     const MemberHealth health = healthOf(name, cluster, watch.get());
-    metrics_.setClusterReady(name, health == MemberHealth::Healthy);
+    metrics_.setClusterHealth(name, health);
     // The listers share ownership of the watch: its client outlives every reconcile using it.
     out.push_back({name, labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
                    std::shared_ptr<const clusters::Lister>(watch, watch->deployments.get())});

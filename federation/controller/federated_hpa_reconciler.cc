@@ -127,7 +127,15 @@ void FederatedHpaReconciler::reconcile(const std::string& key) {
       hpa = context_.federation.update(kHpas, updated);
     }
   }
-  writeStatus(*federatedHpa, hpa, reason, conflict);
+  // The HPA's per-cluster shares go up too, for `kubectl get federatedhpa -o wide`: a metadata
+  // write, which moves no generation.
+  json current = *federatedHpa;
+  const std::string shares = hpa ? annotationOf(*hpa, kClusterStatusAnnotation) : "";
+  if (!shares.empty() && annotationOf(current, kClusterStatusAnnotation) != shares) {
+    current["metadata"]["annotations"][kClusterStatusAnnotation] = shares;
+    current = context_.federation.update(kFederatedHpas, current);
+  }
+  writeStatus(current, hpa, reason, conflict);
 }
 
 void FederatedHpaReconciler::writeStatus(const json& federatedHpa, const std::optional<json>& owned, const std::string& conflictReason,

@@ -170,6 +170,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     // Its member copies are gone or no longer fedhpa's: what finalize expected of them (and
     // anything else expected of the key) would otherwise stay for the life of the process.
     expectations_.forgetKey(key);
+    context_.metrics.forgetFederatedHpa(ns, name);
     std::lock_guard lock(reconciledMutex_);
     reconciled_.erase(key);
     return;
@@ -235,7 +236,10 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
     const bool holds = local != locals.end() && (move.after ? local->hpa && local->limits == move.after : !local->hpa);
     if (holds) message += (message.empty() ? "" : "; ") + describe(plan, move);
   }
-  if (!message.empty()) context_.events.record(federated, "Normal", "Rebalanced", message);
+  if (!message.empty()) {
+    context_.events.record(federated, "Normal", "Rebalanced", message);
+    context_.metrics.countRebalance(ns, name);
+  }
   for (const auto& local : locals)
     if (local.foreign)
       context_.events.record(federated, "Warning", "ForeignHpa",
@@ -486,9 +490,15 @@ std::vector<HpaReconciler::MemberHpa> HpaReconciler::projected(const partitioner
 // written only when it changed, by update with the resourceVersion read (replace semantics: a
 // field that vanished from the members vanishes here too).
 void HpaReconciler::reportStatus(const json& federated, const std::vector<MemberHpa>& locals) {
-  const std::string breakdown = statusBreakdown(locals).dump();
+  const json shares = statusBreakdown(locals);
+  const std::string breakdown = shares.dump();
   json status = aggregatedStatus(locals, federated["metadata"].value("generation", 1LL),
                                  federated.value("status", json::object()).value("conditions", json::array()), context_.time.systemTime());
+  const json spec = federated.value("spec", json::object());
+  context_.metrics.setFederatedHpa(metaField(federated, "namespace"), metaField(federated, "name"),
+                                   {spec.value("minReplicas", 1LL), spec.value("maxReplicas", 0LL),
+                                    status.value("currentReplicas", 0LL), status.value("desiredReplicas", 0LL)},
+                                   shares);
   if (annotationOf(federated, kClusterStatusAnnotation) == breakdown && federated.value("status", json::object()) == status) return;
   const std::string key = metaField(federated, "namespace") + "/" + metaField(federated, "name");
   context_.status.submit(key, [this, key, federated, breakdown, status]() mutable {

@@ -13,6 +13,7 @@
 
 #include "clusters/client/informer.h"
 #include "clusters/client/kube_client.h"
+#include "federation/api/hpa_type.h"
 #include "federation/common/time_source.h"
 #include "federation/controller/controller_metrics.h"
 #include "federation/controller/event_recorder.h"
@@ -28,7 +29,7 @@ namespace fedhpa::controller {
 
 using nlohmann::json;
 
-inline constexpr const char* kClusterStatusAnnotation = "federation.kubernetes.io/hpa-cluster-status";
+inline constexpr const char* kClusterStatusAnnotation = api::kClusterStatusAnnotation;
 
 extern const clusters::Resource kHpas;
 

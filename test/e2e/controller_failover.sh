@@ -27,6 +27,19 @@ OTHER_LOG="$E2E_DIR/cm_$( [ "$OTHER_PID" = "$PID_a" ] && echo a || echo b ).err"
 METRICS_URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$LEADER_LOG" | head -1)/metrics
 check "the leader's /metrics counts the create" 0 '^fedhpa_member_writes_total\{kind="create"\} 1$' -- curl -s "$METRICS_URL"
 check "and the member's readiness" 0 '^fedhpa_cluster_ready\{cluster="member1"\} 1$' -- curl -s "$METRICS_URL"
+check "and the member's share of the HPA" 0 '^fedhpa_federated_hpa_member_max_replicas\{namespace="default",name="php-apache",cluster="member1"\} 10$' -- curl -s "$METRICS_URL"
+check "the leader says it leads" 0 '^leader_election_master_status\{name="fedhpa-controller-manager"\} 1$' -- curl -s "$METRICS_URL"
+OTHER_METRICS_URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$OTHER_LOG" | head -1)/metrics
+check "the other one says it does not" 0 '^leader_election_master_status\{name="fedhpa-controller-manager"\} 0$' -- curl -s "$OTHER_METRICS_URL"
+# promtool check metrics on real scrapes of every server (it exits 1 on any complaint, lint
+# included); then every metric the alerts and the dashboard use must be declared in them.
+MEMBER_URL=$(head -1 "$E2E_DIR/member1.out" | sed 's/^listening on //')
+for scrape in "leader=$METRICS_URL" "standby=$OTHER_METRICS_URL" "apiserver=http://127.0.0.1:$PORT/metrics" "member-sim=$MEMBER_URL/metrics"; do
+  curl -sf "${scrape#*=}" >"$E2E_DIR/${scrape%%=*}.prom"
+  check "promtool check metrics: ${scrape%%=*}'s /metrics is clean" 0 '' -- promtool check metrics <"$E2E_DIR/${scrape%%=*}.prom"
+done
+check "the alerts and the dashboard use only metrics these servers export" 0 'metric names' -- \
+  python3 "$HERE/../manifests/monitoring_test.py" "$HERE/../.." --scrape "$E2E_DIR"/{leader,apiserver}.prom
 if grep -q 'became the leader' "$OTHER_LOG"; then not_ok "the other one only waits" "$(cat "$OTHER_LOG")"; else ok "the other one only waits"; fi
 kill -9 "$LEADER_PID"
 sed 's/name: php-apache$/name: second/' "$M/hpa-v2.yaml" | sed '0,/name: php-apache/s//name: second/' >"$E2E_DIR/second.yaml"

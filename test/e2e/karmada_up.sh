@@ -43,6 +43,8 @@ check "the members' HPAs carry Karmada's behavior and metric" 0 '^10 10 10$' -- 
 check "kubectl get fhpa prints Karmada's columns" 0 '^NAME +REFERENCE-KIND +REFERENCE-NAME +MINPODS +MAXPODS +REPLICAS +AGE$' -- fed get fhpa
 wait_for "with the FederatedHPA's values and the members' replicas" '^nginx +Deployment +nginx +1 +10 +[1-9][0-9]* +[0-9]+s$' -- fed get fhpa nginx
 wait_for "the FederatedHPA reports it is federated" 'Federated.*True|True.*Federated' -- fed get fhpa nginx -o 'jsonpath={range .status.conditions[*]}{.type} {.status}{"\n"}{end}'
+check "kubectl get fhpa -o wide adds the per-cluster column" 0 ' AGE +CLUSTERS$' -- fed get fhpa -o wide
+wait_for "which names every member's share, as the HPA's" '^nginx +Deployment +nginx +1 +10 +[0-9]+ +[0-9a-z]+ +member1 1-[0-9]+ \([0-9]+\), member2 1-[0-9]+ \([0-9]+\), member3 1-[0-9]+ \([0-9]+\)$' -- fed get fhpa nginx -o wide
 
 # The equivalent federated HPA, in a namespace of its own: the same partitioner, the same spread.
 fed create namespace plain >/dev/null

@@ -21,6 +21,9 @@ limits() {
 sums() { limits | tr '|' '\n' | awk '$1 != "-" {max += $2; if (min == "" || $1 < min) min = $1} END {print max, min}'; }
 
 wait_for "members are Ready" '^member3 +http://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
+check "get clusters stays narrow" 0 '^NAME +SERVER +READY +AGE$' -- fed get clusters
+check "get clusters -o wide adds the prober's columns" 0 '^NAME +SERVER +READY +AGE +LAST PROBE +READY SINCE +REGION +ZONES +MESSAGE$' -- fed get clusters -o wide
+wait_for "each member's last probe is seconds old and says what /readyz answered" '^member2 +http://127\.0\.0\.1:[0-9]+ +True +[0-9a-z]+ +[0-9]s +[0-9a-z]+ +<none> +<none> +/readyz responded with ok$' -- fed get clusters -o wide
 sed 's/name: web/name: php-apache/; s/app: web/app: php-apache/g' "$M/deployment.yaml" >"$E2E_DIR/deploy.yaml"
 sed -i 's/replicas: 2/replicas: 3/' "$E2E_DIR/deploy.yaml"
 check "create the Deployment on the federation only" 0 'deployment.apps/php-apache created' -- fed create -f "$E2E_DIR/deploy.yaml"
@@ -48,6 +51,18 @@ wait_for "back to max 10" '^10 1$' -- sums
 k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand=8 --overwrite >/dev/null
 wait_for "load on member1: its max grows past its share" '^1 [6-9]\|' -- limits
 check "Σ max stays 10" 0 '^10 1$' -- sums
+check "plain get hpa stays narrow" 0 '^NAME +REFERENCE +TARGETS +MINPODS +MAXPODS +REPLICAS +AGE$' -- fed get hpa php-apache
+check "get hpa -o wide adds the per-cluster column" 0 ' AGE +CLUSTERS$' -- fed get hpa php-apache -o wide
+check "a member's get hpa -o wide is kube-apiserver's, without it" 0 '^NAME +REFERENCE +TARGETS +MINPODS +MAXPODS +REPLICAS +AGE$' -- k --context=member1 get hpa php-apache -o wide
+wait_for "get hpa -o wide names every member's share, member1's max grown" ' member1 1-[6-9] \([0-9]+\), member2 1-[1-4] \([0-9]+\), member3 1-[1-4] \([0-9]+\)$' -- fed get hpa php-apache -o wide
+wide_matches_members() {
+  local want="" m
+  for m in member1 member2 member3; do
+    want+="$m $(k --context=$m get hpa php-apache -o 'jsonpath={.spec.minReplicas}-{.spec.maxReplicas} ({.status.currentReplicas})'), "
+  done
+  fed get hpa php-apache -o wide --no-headers | grep -F -q -- " ${want%, }" && echo same || echo "members: ${want%, }"
+}
+wait_for "the column is what each member's own HPA says" '^same$' -- wide_matches_members
 wait_for "an Event on the federated HPA names the move" 'Rebalanced +.*member1 now min 1, max [6-9]: saturated' -- fed describe hpa php-apache
 check "describe shows the per-cluster breakdown" 0 '^ +\{"member1":\{"cpuUtilization":[0-9]+,"current":[0-9]+,"desired":[0-9]+,"max":[0-9]+,"min":1\}' -- fed describe hpa php-apache
 wait_for "get hpa shows the aggregated replicas" '^php-apache +Deployment/php-apache +cpu: [0-9]+%/50% +1 +10 +([8-9]|1[0-9]) ' -- fed get hpa php-apache
@@ -59,6 +74,7 @@ k --context=member1 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
 k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand=6 --overwrite >/dev/null
 wait_for "load moves to member2: member1's spare max flows to it" '^1 [1-5]\|1 ([5-9]|10)\|' -- limits
 check "Σ max still 10" 0 '^10 1$' -- sums
+wait_for "get hpa -o wide follows the rebalance to member2" ' member1 1-[1-5] \([0-9]+\), member2 1-([5-9]|10) \([0-9]+\), member3 1-[0-9]+ \([0-9]+\)$' -- fed get hpa php-apache -o wide
 k --context=member2 annotate deploy php-apache sim.fedhpa.io/demand- >/dev/null
 
 # A custom metric: requests per second per pod (target 10) rise on member3 while CPU stays idle.

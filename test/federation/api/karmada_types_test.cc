@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "federation/api/hpa_type.h"
+
 namespace fedhpa::api {
 namespace {
 
@@ -21,7 +23,9 @@ TEST(FederatedHpaType, KarmadasNamesAndColumns) {
   EXPECT_EQ(type->names().shortNames, std::vector<std::string>{"fhpa"});
   std::vector<std::string> columns;
   for (const auto& column : type->tableColumns()) columns.push_back(column.name);
-  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas", "Age"}));
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas", "Age",
+                                               "Clusters"}));
+  EXPECT_EQ(type->tableColumns().back().priority, 1) << "only with -o wide";
   json internal = type->toInternal(federatedHpa(), "v1alpha1");
   type->applyDefaults(internal);
   const json cells = type->tableCells(internal, Clock::now());
@@ -29,6 +33,9 @@ TEST(FederatedHpaType, KarmadasNamesAndColumns) {
   EXPECT_EQ(cells[2], "nginx");
   EXPECT_EQ(cells[3], 1);
   EXPECT_EQ(cells[4], 10);
+  EXPECT_EQ(cells[7], "<none>");
+  internal["metadata"]["annotations"][kClusterStatusAnnotation] = R"({"member1":{"min":1,"max":10,"current":2}})";
+  EXPECT_EQ(type->tableCells(internal, Clock::now())[7], "member1 1-10 (2)");
 }
 
 TEST(FederatedHpaType, DefaultsAndValidationAreTheHpas) {

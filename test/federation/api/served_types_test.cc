@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "federation/api/discovery.h"
+#include "federation/api/hpa_type.h"
 #include "federation/api/openapi.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
@@ -101,7 +102,7 @@ TEST(HorizontalPodAutoscaler, UnknownFieldsAndWrongTypesByPath) {
 TEST(HorizontalPodAutoscaler, TableCellsAsKubectlPrintsThem) {
   const auto now = *parseRfc3339("2026-11-22T10:02:03Z");
   EXPECT_EQ(kHpa->tableCells(hpaV2(), now),
-            json::parse(R"(["php-apache","Deployment/php-apache","cpu: 72%/50%, 900/1k","1",10,3,"2m3s"])"));
+            json::parse(R"(["php-apache","Deployment/php-apache","cpu: 72%/50%, 900/1k","1",10,3,"2m3s","<none>"])"));
   json many = hpaV2();
   many["spec"]["metrics"].push_back(many["spec"]["metrics"][0]);
   many["status"].erase("currentMetrics");
@@ -112,6 +113,40 @@ TEST(HorizontalPodAutoscaler, TableCellsAsKubectlPrintsThem) {
   json none = hpaV2();
   none["spec"].erase("metrics");
   EXPECT_EQ(kHpa->tableCells(none, now)[2], "<none>");
+}
+
+TEST(HorizontalPodAutoscaler, WideColumnNamesEveryMembersShare) {
+  const auto columns = kHpa->tableColumns();
+  ASSERT_EQ(columns.size(), 8u);
+  EXPECT_EQ(columns.back().name, "Clusters");
+  EXPECT_EQ(columns.back().priority, 1) << "plain get stays narrow, -o wide shows it";
+  for (std::size_t i = 0; i + 1 < columns.size(); ++i) EXPECT_EQ(columns[i].priority, 0) << columns[i].name;
+
+  json hpa = hpaV2();
+  hpa["metadata"]["annotations"][kClusterStatusAnnotation] =
+      R"({"member1":{"min":1,"max":8,"current":5,"desired":6,"cpuUtilization":70},)"
+      R"("member2":{"min":1,"max":1,"current":1,"desired":1}})";
+  const auto now = *parseRfc3339("2026-11-22T10:02:03Z");
+  EXPECT_EQ(kHpa->tableCells(hpa, now).back(), "member1 1-8 (5), member2 1-1 (1)");
+  EXPECT_EQ(clusterShares(hpa), "member1 1-8 (5), member2 1-1 (1)");
+
+  const auto memberHpa = horizontalPodAutoscalerType(false);
+  EXPECT_EQ(memberHpa->tableColumns().size(), 7u) << "a member's table is kube-apiserver's";
+  EXPECT_EQ(memberHpa->tableCells(hpa, now).size(), 7u);
+}
+
+TEST(HorizontalPodAutoscaler, ClusterSharesOfAnAnnotationSomeoneElseWrote) {
+  json hpa = hpaV2();
+  auto shares = [&](const json& value) {
+    hpa["metadata"]["annotations"][kClusterStatusAnnotation] = value;
+    return clusterShares(hpa);
+  };
+  EXPECT_EQ(shares("{}"), "<none>");
+  EXPECT_EQ(shares("not json"), "<invalid>");
+  EXPECT_EQ(shares("[1,2]"), "<invalid>");
+  EXPECT_EQ(shares(std::string(1000, '[') + std::string(1000, ']')), "<invalid>") << "nesting is bounded";
+  EXPECT_EQ(shares(7), "<none>") << "not a string: no annotation kube would store";
+  EXPECT_EQ(shares(R"({"a":{"min":"one","max":3},"b":5})"), "a ?-3 (?), b ?-? (?)");
 }
 
 TEST(Printing, HumanDurationLikeKubectl) {
@@ -133,7 +168,18 @@ TEST(OtherTypes, ClusterDeploymentSecretCells) {
   const json cluster = json::parse(R"({"metadata":{"name":"member1","creationTimestamp":"2026-11-22T10:00:00Z"},
       "spec":{"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"https://10.0.0.1:6443"}]},
       "status":{"conditions":[{"type":"Ready","status":"True"}]}})");
-  EXPECT_EQ(clusterType()->tableCells(cluster, now), json::parse(R"(["member1","https://10.0.0.1:6443","True","5s"])"));
+  EXPECT_EQ(clusterType()->tableCells(cluster, now),
+            json::parse(R"(["member1","https://10.0.0.1:6443","True","5s","<unknown>","<unknown>","<none>","<none>","<none>"])"));
+  json probed = cluster;
+  probed["status"] = json::parse(R"({"region":"eu","zones":["eu-1a","eu-1b"],"conditions":[
+      {"type":"Offline","status":"True","lastProbeTime":"2026-11-22T10:00:04Z"},
+      {"type":"Ready","status":"False","lastProbeTime":"2026-11-22T10:00:03Z","lastTransitionTime":"2026-11-22T09:58:05Z",
+       "reason":"ClusterNotReachable","message":"connection refused"}]})");
+  EXPECT_EQ(clusterType()->tableCells(probed, now),
+            json::parse(R"(["member1","https://10.0.0.1:6443","False","5s","2s","2m","eu","eu-1a,eu-1b","connection refused"])"));
+  std::vector<int> priorities;
+  for (const auto& column : clusterType()->tableColumns()) priorities.push_back(column.priority);
+  EXPECT_THAT(priorities, ElementsAre(0, 0, 0, 0, 1, 1, 1, 1, 1)) << "plain get stays narrow";
   EXPECT_THAT(fieldsOf(clusterType()->validate(json::parse(R"({"metadata":{"name":"c"},"spec":{}})"), nullptr)),
               ElementsAre("spec.serverAddressByClientCIDRs"));
 

@@ -173,7 +173,7 @@ TEST_F(ApiServerTest, TablesCarryTheHpaColumns) {
   EXPECT_EQ(table["kind"], "Table");
   std::vector<std::string> columns;
   for (const auto& column : table["columnDefinitions"]) columns.push_back(column["name"]);
-  EXPECT_THAT(columns, ::testing::ElementsAre("Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"));
+  EXPECT_THAT(columns, ::testing::ElementsAre("Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age", "Clusters"));
   EXPECT_EQ(table["rows"][0]["cells"][1], "Deployment/php-apache");
   EXPECT_EQ(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
   EXPECT_FALSE(table["metadata"]["resourceVersion"].get<std::string>().empty());

@@ -448,6 +448,25 @@ TEST_F(HpaReconcilerTest, ADeletedHpaLeavesNoExpectationsBehind) {
   EXPECT_EQ(reconciler_->pendingExpectations(), 0u);
 }
 
+// What the dashboard and the alerts read: each member's share as a series, the HPA's own limits,
+// one rebalance per placement; all gone with the HPA, so deleted HPAs leave no series behind.
+TEST_F(HpaReconcilerTest, MetricsShowEveryMembersShareUntilTheHpaIsDeleted) {
+  federation_.put(kHpas, federatedHpa(1, 10));
+  ASSERT_TRUE(converge());
+  const std::string labels = "{namespace=\"default\",name=\"php-apache\"";
+  std::string text = metrics_.render(0);
+  EXPECT_NE(text.find("fedhpa_federated_hpa_max_replicas" + labels + "} 10\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fedhpa_federated_hpa_min_replicas" + labels + "} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fedhpa_federated_hpa_member_max_replicas" + labels + ",cluster=\"member1\"} 4\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fedhpa_federated_hpa_member_max_replicas" + labels + ",cluster=\"member3\"} 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fedhpa_federated_hpa_member_min_replicas" + labels + ",cluster=\"member2\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fedhpa_federated_hpa_rebalances_total" + labels + "} 1\n"), std::string::npos) << text;
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  ASSERT_TRUE(converge());
+  text = metrics_.render(0);
+  EXPECT_EQ(text.find("php-apache"), std::string::npos) << text;
+}
+
 TEST_F(HpaReconcilerTest, PlacementIsOneEventNotOnePerMember) {
   federation_.put(kHpas, federatedHpa(1, 10));
   ASSERT_TRUE(converge());

@@ -2,6 +2,7 @@
 // what they leave alone, and what status and Events tell the user.
 #include <gtest/gtest.h>
 
+#include "federation/api/hpa_type.h"
 #include "federation/api/time.h"
 #include "federation/controller/cron_federated_hpa_reconciler.h"
 #include "federation/controller/deployment_reconciler.h"
@@ -140,6 +141,20 @@ TEST_F(FederatedHpaReconcilerTest, MirrorsSpecDownAndStatusUp) {
   EXPECT_EQ((*object)["status"]["desiredReplicas"], 5);
   EXPECT_EQ((*object)["status"]["conditions"][0]["type"], "AbleToScale");
   EXPECT_EQ(condition("Federated")["status"], "True");
+}
+
+TEST_F(FederatedHpaReconcilerTest, CopiesTheMembersSharesUpForKubectlGetWide) {
+  api_.put(kFederatedHpas, federatedHpa("nginx", nginxSpec()));
+  reconcile();
+  const std::string shares = R"({"member1":{"min":1,"max":7,"current":5},"member2":{"min":1,"max":3,"current":1}})";
+  api_.touch(kHpas, "default", "nginx", [&](json& hpa) { hpa["metadata"]["annotations"][kClusterStatusAnnotation] = shares; });
+  reconcile();
+  const auto object = api_.peek(kFederatedHpas, "default", "nginx");
+  EXPECT_EQ((*object)["metadata"]["annotations"][kClusterStatusAnnotation], shares);
+  EXPECT_EQ(api::clusterShares(*object), "member1 1-7 (5), member2 1-3 (1)");
+  const int writes = api_.writes;
+  reconcile();
+  EXPECT_EQ(api_.writes, writes) << "copied once";
 }
 
 TEST_F(FederatedHpaReconcilerTest, ASettledObjectIsNotWrittenAgain) {
