@@ -55,14 +55,18 @@ class SimulatedHpa {
       // The status reports utilisation as a whole percentage.
       if (reading.target == pt::MetricReading::Target::Utilization) value = std::floor(value);
       reading.current = value;
-      input.metrics.push_back({reading.targetValue, value, reading.name});
+      sim::MetricInput metric{reading.targetValue, value, reading.name};
+      metric.source = static_cast<sim::MetricSource>(reading.source);
+      metric.targetType = static_cast<sim::TargetType>(reading.target);
+      metric.name = reading.name;
+      input.metrics.push_back(std::move(metric));
     }
     input.now = now;
     const sim::SyncResult result = sim::syncHpa(input, memory_);
     status_.current = result.currentReplicas;
     status_.desired = result.desiredReplicas;
     status_.cpuUtilizationPercent = result.currentUtilizationPercent;
-    status_.limitedByMaxReplicas = false;
+    // A condition this sync did not set keeps its last value, as in the HPA's status.
     for (const auto& condition : result.conditions)
       if (condition.type == "ScalingLimited") status_.limitedByMaxReplicas = condition.status && condition.reason == "TooManyReplicas";
     if (result.rescaled) {
