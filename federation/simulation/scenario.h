@@ -69,6 +69,12 @@ struct Scenario {
   // none), goes to another cluster, as a capacity-aware load balancer in front of both would
   // send it. spill[from] = to; one hop (a spill target does not spill on).
   std::map<std::string, std::string> spill;
+  // From a pod's creation to its Ready condition, per cluster (the member-sim's
+  // --pod-startup-delay); a cluster left out: pods ready at once. The shared pool's pods take the
+  // shortest of them, so that the tracking figure does not flatter the federation.
+  std::map<std::string, std::chrono::seconds> podStartup;
+  std::chrono::seconds podStartupFor(const std::string& cluster) const;
+  std::chrono::seconds sharedPoolPodStartup() const;
 
   double demandAt(const std::string& cluster, double seconds) const;
   // The demand of metric `metric` (an index into `metrics`) at a cluster, before any spill.

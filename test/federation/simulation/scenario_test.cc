@@ -37,6 +37,28 @@ TEST(ScenarioTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.unhealthyGrace.count(), 40);
 }
 
+TEST(ScenarioTest, PodStartupIsOneFigureOrPerCluster) {
+  EXPECT_EQ(parseScenario(minimal()).podStartupFor("member1").count(), 0) << "by default pods are ready at once";
+  json all = minimal();
+  all["podStartupSeconds"] = 45;
+  const Scenario everyCluster = parseScenario(all);
+  EXPECT_EQ(everyCluster.podStartupFor("member1").count(), 45);
+  EXPECT_EQ(everyCluster.podStartupFor("member2").count(), 45);
+  EXPECT_EQ(everyCluster.sharedPoolPodStartup().count(), 45);
+  json some = minimal();
+  some["podStartupSeconds"] = {{"member2", 90}};
+  const Scenario perCluster = parseScenario(some);
+  EXPECT_EQ(perCluster.podStartupFor("member1").count(), 0);
+  EXPECT_EQ(perCluster.podStartupFor("member2").count(), 90);
+  EXPECT_EQ(perCluster.sharedPoolPodStartup().count(), 0) << "the shared pool gets the shortest";
+  some["podStartupSeconds"] = {{"member9", 10}};
+  EXPECT_THAT(errorFor(some), HasSubstr("podStartupSeconds.member9"));
+  all["podStartupSeconds"] = -1;
+  EXPECT_THAT(errorFor(all), HasSubstr("podStartupSeconds: must be at least 0"));
+  all["podStartupSeconds"] = "30s";
+  EXPECT_THAT(errorFor(all), HasSubstr("podStartupSeconds: must be an integer or an object"));
+}
+
 TEST(ScenarioTest, DemandIsPiecewiseLinearAndConstantOutsideItsPoints) {
   const Scenario s = parseScenario(minimal());
   EXPECT_DOUBLE_EQ(s.demandAt("member1", 0), 2);
