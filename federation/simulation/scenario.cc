@@ -110,7 +110,9 @@ Scenario parseScenario(const json& document) {
   static const std::set<std::string> kKnownFields = {
       "description", "federated", "clusters", "durationSeconds", "stepSeconds", "hpaSyncSeconds", "reconcileSeconds",
       "scaleForbiddenWindowSeconds", "clusterUnhealthyGraceSeconds", "preferences", "demand", "metricDemand",
-      "spill", "outages", "podStartupSeconds"};
+      "spill", "outages", "podStartupSeconds", "horizontalPodAutoscalerTolerance",
+      "horizontalPodAutoscalerDownscaleStabilizationSeconds", "horizontalPodAutoscalerCpuInitializationPeriodSeconds",
+      "horizontalPodAutoscalerInitialReadinessDelaySeconds"};
   for (const auto& [key, unused] : document.items())
     if (!kKnownFields.count(key)) throw ScenarioError(key + ": unknown field");
   Scenario scenario;
@@ -152,6 +154,15 @@ Scenario parseScenario(const json& document) {
   scenario.reconcile = seconds(document, "reconcileSeconds", 15, 1);
   scenario.scaleForbiddenWindow = seconds(document, "scaleForbiddenWindowSeconds", 120, 0);
   scenario.unhealthyGrace = seconds(document, "clusterUnhealthyGraceSeconds", 40, 0);
+  // kube-controller-manager's HPA flags, under their names.
+  if (const json* tolerance = member(document, "horizontalPodAutoscalerTolerance")) {
+    if (!tolerance->is_number() || tolerance->get<double>() < 0)
+      throw ScenarioError("horizontalPodAutoscalerTolerance: must be a number, at least 0");
+    scenario.controller.tolerance = tolerance->get<double>();
+  }
+  scenario.controller.downscaleStabilization = seconds(document, "horizontalPodAutoscalerDownscaleStabilizationSeconds", 300, 0);
+  scenario.controller.cpuInitializationPeriod = seconds(document, "horizontalPodAutoscalerCpuInitializationPeriodSeconds", 300, 0);
+  scenario.controller.initialReadinessDelay = seconds(document, "horizontalPodAutoscalerInitialReadinessDelaySeconds", 30, 0);
   for (const auto& [key, period] : {std::pair{"hpaSyncSeconds", scenario.hpaSync}, {"reconcileSeconds", scenario.reconcile}})
     if (period.count() % scenario.step.count() != 0)
       throw ScenarioError(std::string(key) + ": must be a multiple of stepSeconds (" + std::to_string(scenario.step.count()) + ")");

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "clusters/sim/model/replica_calculator.h"
+
 #include "partitioner/types.h"
 
 namespace fedhpa::simulation {
@@ -51,7 +53,10 @@ struct Scenario {
   std::vector<std::string> clusters;
   std::chrono::seconds duration{3600};
   std::chrono::seconds step{5};
-  std::chrono::seconds hpaSync{15};
+  std::chrono::seconds hpaSync{15};  // --horizontal-pod-autoscaler-sync-period
+  // The members' (and the shared pool's) HPA controller flags: tolerance, downscale
+  // stabilisation, CPU initialisation period, initial readiness delay; kube's defaults.
+  sim::ControllerOptions controller;
   std::chrono::seconds reconcile{15};
   std::chrono::seconds scaleForbiddenWindow{120};
   // How long a cluster in an outage stays eligible (the controller's --cluster-unhealthy-grace).

@@ -35,9 +35,9 @@ double binding(const std::vector<double>& demands) {
 class SimulatedHpa {
  public:
   SimulatedHpa(pt::Limits limits, int targetUtilization, std::vector<pt::MetricReading> metrics,
-               std::chrono::seconds podStartup)
+               std::chrono::seconds podStartup, sim::ControllerOptions controller)
       : limits_(limits), targetUtilization_(targetUtilization), replicas_(static_cast<int>(limits.min)),
-        readings_(std::move(metrics)), podStartup_(podStartup),
+        readings_(std::move(metrics)), podStartup_(podStartup), controller_(controller),
         // The Deployment was there before the HPA: its pods are ready.
         podsCreated_(static_cast<std::size_t>(replicas_), kEpoch - podStartup) {}
 
@@ -55,6 +55,7 @@ class SimulatedHpa {
     input.spec.maxReplicas = static_cast<int>(limits_.max);
     input.spec.targetUtilization = targetUtilization_;
     input.currentReplicas = replicas_;
+    input.options = controller_;
     const int serving = podStartup_.count() == 0 ? replicas_ : readyReplicas(now);
     if (podStartup_.count() > 0) {
       for (const Clock::time_point created : podsCreated_) {
@@ -106,6 +107,7 @@ class SimulatedHpa {
   int replicas_;
   std::vector<pt::MetricReading> readings_;  // the metric list, with the last sync's readings
   std::chrono::seconds podStartup_;
+  sim::ControllerOptions controller_;
   std::vector<Clock::time_point> podsCreated_;  // the Deployment's pods, oldest first
   sim::HpaMemory memory_;
   pt::HpaStatus status_;
@@ -182,7 +184,8 @@ class FederationSimulation {
         if (m.hpa) ++outcome_.limitChanges;
         m.hpa.reset();
       } else if (!m.hpa) {
-        m.hpa.emplace(*limits, scenario_.targetUtilization, scenario_.metrics, scenario_.podStartupFor(m.name));
+        m.hpa.emplace(*limits, scenario_.targetUtilization, scenario_.metrics, scenario_.podStartupFor(m.name),
+                       scenario_.controller);
         ++outcome_.limitChanges;
       } else if (m.hpa->limits() != *limits) {
         m.hpa->setLimits(*limits);
@@ -313,7 +316,8 @@ class FederationSimulation {
   pt::FederatedSpec spec_;
   std::vector<Member> members_;
   pt::Workspace workspace_;
-  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization, scenario_.metrics, scenario_.sharedPoolPodStartup()};
+  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization, scenario_.metrics, scenario_.sharedPoolPodStartup(),
+                            scenario_.controller};
   Outcome outcome_;
 };
 

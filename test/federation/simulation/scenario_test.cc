@@ -35,6 +35,25 @@ TEST(ScenarioTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.reconcile.count(), 15);
   EXPECT_EQ(s.scaleForbiddenWindow.count(), 120);
   EXPECT_EQ(s.unhealthyGrace.count(), 40);
+  EXPECT_DOUBLE_EQ(s.controller.tolerance, 0.1) << "kube-controller-manager's defaults";
+  EXPECT_EQ(s.controller.downscaleStabilization.count(), 300);
+  EXPECT_EQ(s.controller.cpuInitializationPeriod.count(), 300);
+  EXPECT_EQ(s.controller.initialReadinessDelay.count(), 30);
+}
+
+TEST(ScenarioTest, TheHpaControllersFlagsUnderKubesNames) {
+  json document = minimal();
+  document["horizontalPodAutoscalerTolerance"] = 0.05;
+  document["horizontalPodAutoscalerDownscaleStabilizationSeconds"] = 60;
+  document["horizontalPodAutoscalerCpuInitializationPeriodSeconds"] = 120;
+  document["horizontalPodAutoscalerInitialReadinessDelaySeconds"] = 10;
+  const Scenario s = parseScenario(document);
+  EXPECT_DOUBLE_EQ(s.controller.tolerance, 0.05);
+  EXPECT_EQ(s.controller.downscaleStabilization.count(), 60);
+  EXPECT_EQ(s.controller.cpuInitializationPeriod.count(), 120);
+  EXPECT_EQ(s.controller.initialReadinessDelay.count(), 10);
+  document["horizontalPodAutoscalerTolerance"] = -1;
+  EXPECT_THAT(errorFor(document), HasSubstr("horizontalPodAutoscalerTolerance"));
 }
 
 TEST(ScenarioTest, PodStartupIsOneFigureOrPerCluster) {
