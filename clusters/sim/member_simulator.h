@@ -69,8 +69,8 @@ class MemberSimulator {
   apiserver::ResourceStore& deployments_;
   apiserver::ResourceStore& events_;
   std::map<std::string, HpaMemory> memories_;  // by HPA uid
-  // Each Deployment's pods by creation time, oldest first (by Deployment uid). Only the loop's
-  // thread touches it, as memories_.
+  // Each Deployment's pods by creation time, oldest first (by Deployment uid). Only the sync
+  // passes touch it, as memories_: the loop's, or a test's syncOnce on a simulator not started.
   std::map<std::string, std::vector<TimePoint>> podsCreated_;
   std::mutex mutex_;
   std::condition_variable wake_;
