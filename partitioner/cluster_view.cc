@@ -35,15 +35,16 @@ bool saturatedLegacy(const HpaStatus& status, const Limits& limits, bool scaleab
   return scaleable && atMax(status, limits);
 }
 
-// `demand` adds the evidence the status gives, where it gives any: a need above the max (the
-// metrics outside the tolerance), or the ScalingLimited condition saying the HPA wanted more than
-// its max. With no evidence at all it falls back to kubefed v1's test.
+// `demand` adds the evidence the status gives, where it gives any: the metrics first (a need above
+// the max, outside the tolerance), else the ScalingLimited condition saying the HPA wanted more
+// than its max. The metrics win over the condition: an HPA without spec.behavior (kube's legacy
+// path) stabilises to the highest recommendation of its downscale window in both directions, so
+// for minutes after its load has gone it still wants its old size and reports TooManyReplicas at
+// a lowered max. With no evidence at all it falls back to kubefed v1's test.
 bool saturatedDemand(const HpaStatus& status, const Limits& limits, std::optional<Replicas> need) {
   if (!atMax(status, limits)) return false;
-  std::optional<bool> aboveMax;
-  if (need) aboveMax = *need > limits.max;
-  if (!aboveMax && !status.limitedByMaxReplicas) return true;
-  return aboveMax.value_or(false) || status.limitedByMaxReplicas.value_or(false);
+  if (need) return *need > limits.max;
+  return status.limitedByMaxReplicas.value_or(true);
 }
 
 }  // namespace

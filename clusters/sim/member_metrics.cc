@@ -25,6 +25,14 @@ bool knownType(const std::string& type) {
          type == "External";
 }
 
+MetricSource sourceOf(const std::string& type) {
+  if (type == "ContainerResource") return MetricSource::ContainerResource;
+  if (type == "Pods") return MetricSource::Pods;
+  if (type == "Object") return MetricSource::Object;
+  if (type == "External") return MetricSource::External;
+  return MetricSource::Resource;
+}
+
 // The target's value and the status field that reports it.
 struct Target {
   double value = 0;
@@ -117,8 +125,14 @@ std::vector<MemberMetric> memberMetrics(const json& specMetrics, const json& dep
     if (!target) continue;
     const std::string name = metricName(spec);
     const double demand = demandFor(deployment, kMetricDemandPrefix + name);
-    out.push_back({spec, MetricInput{target->value, metricFromDemand(demand, replicas, target->value),
-                                     describe(type, body, name, target->field)}});
+    MetricInput input{target->value, metricFromDemand(demand, replicas, target->value), describe(type, body, name, target->field)};
+    input.source = sourceOf(type);
+    const std::string field = target->field;
+    input.targetType = field == "averageUtilization" ? TargetType::Utilization
+                       : field == "averageValue"     ? TargetType::AverageValue
+                                                     : TargetType::Value;
+    input.name = name;
+    out.push_back({spec, std::move(input)});
   }
   return out;
 }

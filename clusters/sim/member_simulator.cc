@@ -61,25 +61,33 @@ HpaSpec specOf(const json& hpa) {
       out.targetUtilization = metric["resource"].value("target", json::object()).value("averageUtilization", kDefaultTargetUtilization);
       break;
     }
-  const json behavior = spec.value("behavior", json::object());
-  out.scaleUp = rulesFrom(behavior.value("scaleUp", json()), defaultScaleUp());
-  out.scaleDown = rulesFrom(behavior.value("scaleDown", json()), defaultScaleDown());
+  // spec.behavior present, even `{}`: the behavior path with autoscaling/v2's defaults for what it
+  // leaves out. Absent: kube's legacy path.
+  if (const auto behavior = spec.find("behavior"); behavior != spec.end() && behavior->is_object())
+    out.behavior = Behavior{rulesFrom(behavior->value("scaleUp", json()), defaultScaleUp()),
+                            rulesFrom(behavior->value("scaleDown", json()), defaultScaleDown())};
   return out;
 }
 
+// The previous conditions with this sync's set over them (kube sets conditions on the HPA it read;
+// a type this sync did not touch keeps its value). A condition keeps its lastTransitionTime while
+// its status stays.
 json conditionsJson(const std::vector<Condition>& conditions, const json& previous, const std::string& now) {
-  json out = json::array();
+  json out = previous.is_array() ? previous : json::array();
   for (const auto& condition : conditions) {
     const std::string status = condition.status ? "True" : "False";
-    std::string since = now;
-    for (const auto& old : previous)
-      if (old.value("type", "") == condition.type && old.value("status", "") == status)
-        since = old.value("lastTransitionTime", now);
-    out.push_back({{"type", condition.type},
-                   {"status", status},
-                   {"lastTransitionTime", since},
-                   {"reason", condition.reason},
-                   {"message", condition.message}});
+    json entry = {{"type", condition.type},
+                  {"status", status},
+                  {"lastTransitionTime", now},
+                  {"reason", condition.reason},
+                  {"message", condition.message}};
+    auto old = std::find_if(out.begin(), out.end(), [&](const json& c) { return c.value("type", "") == condition.type; });
+    if (old == out.end()) {
+      out.push_back(std::move(entry));
+      continue;
+    }
+    if (old->value("status", "") == status) entry["lastTransitionTime"] = old->value("lastTransitionTime", now);
+    *old = std::move(entry);
   }
   return out;
 }
@@ -134,7 +142,7 @@ void MemberSimulator::run() {
   while (!wake_.wait_for(lock, tick, [&] { return stopping_; })) {
     lock.unlock();
     try {
-      syncDeployments();
+      syncDeployments(Clock::now());
       if (std::chrono::steady_clock::now() >= nextHpaSync) {
         nextHpaSync += options_.hpaSyncPeriod;
         syncOnce(Clock::now());
@@ -147,7 +155,7 @@ void MemberSimulator::run() {
 }
 
 void MemberSimulator::syncOnce(TimePoint now) {
-  syncDeployments();
+  syncDeployments(now);
   for (const auto& hpa : hpas_.list({"", {}, std::nullopt, ""}).items) {
     try {
       syncHpa(hpa, now);
@@ -158,15 +166,27 @@ void MemberSimulator::syncOnce(TimePoint now) {
   }
 }
 
-// The Deployment controller with instant pods: every replica asked for is ready and available.
-void MemberSimulator::syncDeployments() {
+// The Deployment controller: spec.replicas pods, each Ready podStartupDelay after its creation;
+// a scale-down removes the newest pods first (the least ready, as the ReplicaSet controller picks).
+// The status counts them as kube's does: all pods are of the current template (updatedReplicas),
+// ready ones are available (minReadySeconds 0).
+void MemberSimulator::syncDeployments(TimePoint now) {
+  std::map<std::string, std::vector<TimePoint>> seen;
   for (const auto& deployment : deployments_.list({"", {}, std::nullopt, ""}).items) {
-    const int replicas = deployment.value("spec", json::object()).value("replicas", 1);
-    const json wanted = {{"observedGeneration", deployment["metadata"].value("generation", 1)},
-                         {"replicas", replicas},
-                         {"updatedReplicas", replicas},
-                         {"readyReplicas", replicas},
-                         {"availableReplicas", replicas}};
+    const int replicas = std::max(0, deployment.value("spec", json::object()).value("replicas", 1));
+    std::vector<TimePoint>& created = seen[apiserver::metaString(deployment, "uid")];
+    if (const auto known = podsCreated_.find(apiserver::metaString(deployment, "uid")); known != podsCreated_.end())
+      created = std::move(known->second);
+    if (created.size() > static_cast<std::size_t>(replicas)) created.resize(static_cast<std::size_t>(replicas));
+    while (created.size() < static_cast<std::size_t>(replicas)) created.push_back(now);
+    const int ready = static_cast<int>(
+        std::count_if(created.begin(), created.end(), [&](TimePoint at) { return at + options_.podStartupDelay <= now; }));
+    json wanted = {{"observedGeneration", deployment["metadata"].value("generation", 1)},
+                   {"replicas", replicas},
+                   {"updatedReplicas", replicas},
+                   {"readyReplicas", ready},
+                   {"availableReplicas", ready}};
+    if (replicas > ready) wanted["unavailableReplicas"] = replicas - ready;
     if (deployment.value("status", json::object()) == wanted) continue;
     deployments_.update(apiserver::metaString(deployment, "namespace"), apiserver::metaString(deployment, "name"),
                         [&](const json& current) {
@@ -177,6 +197,22 @@ void MemberSimulator::syncDeployments() {
                         },
                         Subresource::Status, false);
   }
+  podsCreated_ = std::move(seen);
+}
+
+// The target's pods as the HPA controller lists them: Pending until ready, then Running and Ready.
+// Empty with instant pods: every replica is a ready pod with metrics.
+std::vector<Pod> MemberSimulator::podsOf(const json& deployment, TimePoint now) {
+  std::vector<Pod> pods;
+  if (options_.podStartupDelay.count() == 0) return pods;
+  const auto known = podsCreated_.find(apiserver::metaString(deployment, "uid"));
+  if (known == podsCreated_.end()) return pods;
+  for (const TimePoint created : known->second) {
+    const TimePoint readyAt = created + options_.podStartupDelay;
+    const bool ready = readyAt <= now;
+    pods.push_back({ready ? Pod::Phase::Running : Pod::Phase::Pending, ready, false, created, ready ? readyAt : created});
+  }
+  return pods;
 }
 
 void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
@@ -194,14 +230,27 @@ void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
   std::optional<int> current;
   std::optional<double> utilization;
   std::vector<MemberMetric> metrics;
+  std::vector<Pod> pods;
   if (target) {
     current = target->value("spec", json::object()).value("replicas", 1);
-    metrics = memberMetrics(hpa.value("spec", json::object()).value("metrics", json::array()), *target, *current);
+    pods = podsOf(*target, now);
+    // The load goes to the pods that are ready (a Service sends nothing to the others).
+    const int serving = pods.empty() ? *current
+                                     : static_cast<int>(std::count_if(pods.begin(), pods.end(), [](const Pod& p) { return p.ready; }));
+    metrics = memberMetrics(hpa.value("spec", json::object()).value("metrics", json::array()), *target, serving);
     // No metric list: kube's default, CPU at 80 %.
-    if (metrics.empty()) utilization = utilizationFromDemand(demandFor(*target, kDemandAnnotation), *current, spec.targetUtilization);
+    if (metrics.empty() && serving > 0)
+      utilization = utilizationFromDemand(demandFor(*target, kDemandAnnotation), serving, spec.targetUtilization);
   }
   SyncInput input{spec, current, utilization, now, {}};
-  for (const MemberMetric& metric : metrics) input.metrics.push_back(metric.input);
+  input.options = options_.controller;
+  input.pods = pods;
+  for (MemberMetric& metric : metrics) {
+    const bool perPod = metric.input.source == MetricSource::Resource || metric.input.source == MetricSource::ContainerResource ||
+                        metric.input.source == MetricSource::Pods;
+    if (perPod && !pods.empty()) metric.input.perPod.assign(pods.size(), metric.input.current);
+    input.metrics.push_back(metric.input);
+  }
   const SyncResult result = sim::syncHpa(input, memories_[apiserver::metaString(hpa, "uid")]);
 
   if (result.rescaled && target)
@@ -236,7 +285,7 @@ void MemberSimulator::syncHpa(const json& hpa, TimePoint now) {
                  return next;
                },
                Subresource::Status, false);
-  if (result.event) recordEvent(hpa, *result.event, now);
+  for (const SyncResult::Event& event : result.events) recordEvent(hpa, event, now);
 }
 
 // Like client-go's event recorder: the same reason and message on the same object count up.

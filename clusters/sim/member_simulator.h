@@ -1,7 +1,8 @@
 // `fedhpa member-sim`: one simulated member cluster. The API server library on an in-memory
 // store, plus what kube-controller-manager would run for fedhpa's purposes: an HPA controller
 // (the pure model in model/hpa_model.h, on the wall clock), a Deployment controller whose pods are
-// ready at once, and a load model read from each Deployment's `sim.fedhpa.io/demand` annotation.
+// ready `podStartupDelay` after they are created, and a load model read from each Deployment's
+// `sim.fedhpa.io/demand` annotation.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "clusters/sim/model/hpa_model.h"
 #include "clusters/sim/network_faults.h"
@@ -22,7 +24,11 @@ inline constexpr const char* kDemandAnnotation = "sim.fedhpa.io/demand";
 
 struct MemberSimulatorOptions {
   std::string name = "member1";
-  std::chrono::milliseconds hpaSyncPeriod{15000};
+  std::chrono::milliseconds hpaSyncPeriod{15000};  // --horizontal-pod-autoscaler-sync-period
+  ControllerOptions controller;                     // the HPA controller's other flags
+  // From a pod's creation to its Ready condition (scheduling, image pull, start, readiness probe).
+  // Until then it is Pending: no traffic, no metrics, not in readyReplicas. 0: ready at once.
+  std::chrono::milliseconds podStartupDelay{0};
   // Every request waits latency (+ up to latencyJitter, uniformly) before it is served; the
   // server's threads do not wait, so concurrent requests wait together.
   std::chrono::milliseconds latency{0};
@@ -51,7 +57,8 @@ class MemberSimulator {
 
  private:
   void run();
-  void syncDeployments();
+  void syncDeployments(TimePoint now);
+  std::vector<Pod> podsOf(const nlohmann::json& deployment, TimePoint now);
   void syncHpa(const nlohmann::json& hpa, TimePoint now);
   void recordEvent(const nlohmann::json& object, const SyncResult::Event& event, TimePoint now);
 
@@ -62,6 +69,9 @@ class MemberSimulator {
   apiserver::ResourceStore& deployments_;
   apiserver::ResourceStore& events_;
   std::map<std::string, HpaMemory> memories_;  // by HPA uid
+  // Each Deployment's pods by creation time, oldest first (by Deployment uid). Only the sync
+  // passes touch it, as memories_: the loop's, or a test's syncOnce on a simulator not started.
+  std::map<std::string, std::vector<TimePoint>> podsCreated_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -17,29 +17,59 @@ int memberSimMain(int argc, char** argv) {
   std::string syncPeriod;
   std::string latency;
   std::string latencyJitter;
+  std::string downscaleStabilization;
+  std::string cpuInitializationPeriod;
+  std::string initialReadinessDelay;
+  std::string podStartupDelay;
   ServeFlags serve;
   sim::MemberSimulatorOptions options;
   po::options_description description(
-      "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s] [--latency 0s] [--latency-jitter 0s]");
+      "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--horizontal-pod-autoscaler-sync-period 15s] "
+      "[--pod-startup-delay 20s] [--latency 0s] [--latency-jitter 0s]");
   description.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
       ("port", po::value<int>(), "shorthand for --listen 127.0.0.1:PORT")
       ("name", po::value<std::string>(&options.name)->default_value("member1"), "the simulated cluster's name (events, logs)")
-      ("hpa-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"), "how often the HPA controller syncs")
+      ("horizontal-pod-autoscaler-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"),
+       "how often the HPA controller syncs (kube-controller-manager's flag)")
+      ("hpa-sync-period", po::value<std::string>(), "the same as --horizontal-pod-autoscaler-sync-period")
+      ("horizontal-pod-autoscaler-tolerance", po::value<double>(&options.controller.tolerance)->default_value(0.1),
+       "the usage ratio's distance from 1 within which the HPA does not scale")
+      ("horizontal-pod-autoscaler-downscale-stabilization", po::value<std::string>(&downscaleStabilization)->default_value("5m"),
+       "how far back a scale-down looks for higher recommendations")
+      ("horizontal-pod-autoscaler-cpu-initialization-period", po::value<std::string>(&cpuInitializationPeriod)->default_value("5m"),
+       "after a pod starts, how long its CPU is not trusted unless it has been ready for a metrics window")
+      ("horizontal-pod-autoscaler-initial-readiness-delay", po::value<std::string>(&initialReadinessDelay)->default_value("30s"),
+       "after a pod starts, how long a readiness change still counts as its first one")
+      ("pod-startup-delay", po::value<std::string>(&podStartupDelay)->default_value("20s"),
+       "from a pod's creation to its Ready condition (0s: ready at once)")
       ("latency", po::value<std::string>(&latency), "delay every request by this long before serving it")
       ("latency-jitter", po::value<std::string>(&latencyJitter), "add a uniformly random extra delay of up to this long");
   addServeFlags(description, serve);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
   if (vm.count("port")) listen = "127.0.0.1:" + std::to_string(vm["port"].as<int>());
+  if (vm.count("hpa-sync-period")) syncPeriod = vm["hpa-sync-period"].as<std::string>();
   const auto period = parseDurationFlag(syncPeriod);
   if (!period || period->count() == 0) {
-    std::cerr << "error: --hpa-sync-period: want a positive duration (" << kDurationSyntax << "), got " << syncPeriod << "\n";
+    std::cerr << "error: --horizontal-pod-autoscaler-sync-period: want a positive duration (" << kDurationSyntax << "), got "
+              << syncPeriod << "\n";
     return kUsageError;
   }
   options.hpaSyncPeriod = *period;
+  if (!(options.controller.tolerance >= 0)) {
+    std::cerr << "error: --horizontal-pod-autoscaler-tolerance: want a number >= 0\n";
+    return kUsageError;
+  }
+  std::chrono::milliseconds downscale{0};
+  std::chrono::milliseconds cpuInit{0};
+  std::chrono::milliseconds readiness{0};
   for (auto [flag, text, out] : {std::tuple{"--latency", &latency, &options.latency},
-                                 std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter}}) {
+                                 std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter},
+                                 std::tuple{"--horizontal-pod-autoscaler-downscale-stabilization", &downscaleStabilization, &downscale},
+                                 std::tuple{"--horizontal-pod-autoscaler-cpu-initialization-period", &cpuInitializationPeriod, &cpuInit},
+                                 std::tuple{"--horizontal-pod-autoscaler-initial-readiness-delay", &initialReadinessDelay, &readiness},
+                                 std::tuple{"--pod-startup-delay", &podStartupDelay, &options.podStartupDelay}}) {
     if (text->empty()) continue;
     const auto duration = parseDurationFlag(*text);
     if (!duration) {
@@ -48,6 +78,9 @@ int memberSimMain(int argc, char** argv) {
     }
     *out = *duration;
   }
+  options.controller.downscaleStabilization = std::chrono::duration_cast<std::chrono::seconds>(downscale);
+  options.controller.cpuInitializationPeriod = std::chrono::duration_cast<std::chrono::seconds>(cpuInit);
+  options.controller.initialReadinessDelay = std::chrono::duration_cast<std::chrono::seconds>(readiness);
   if (const auto error = httpOptionsFrom(listen, serve, options.http)) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;

@@ -1,6 +1,7 @@
 #include "federation/simulation/scenario.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "federation/controller/hpa_decode.h"
@@ -78,12 +79,28 @@ bool Scenario::isDown(const std::string& cluster, double seconds) const {
                      [&](const Outage& o) { return o.cluster == cluster && o.covers(seconds); });
 }
 
+std::chrono::seconds Scenario::podStartupFor(const std::string& cluster) const {
+  const auto it = podStartup.find(cluster);
+  return it == podStartup.end() ? std::chrono::seconds(0) : it->second;
+}
+
+std::chrono::seconds Scenario::sharedPoolPodStartup() const {
+  std::optional<std::chrono::seconds> shortest;
+  for (const std::string& cluster : clusters) {
+    const auto delay = podStartupFor(cluster);
+    if (!shortest || delay < *shortest) shortest = delay;
+  }
+  return shortest.value_or(std::chrono::seconds(0));
+}
+
 Scenario parseScenario(const json& document) {
   if (!document.is_object()) throw ScenarioError("(top level): must be an object");
   static const std::set<std::string> kKnownFields = {
       "description", "federated", "clusters", "durationSeconds", "stepSeconds", "hpaSyncSeconds", "reconcileSeconds",
       "scaleForbiddenWindowSeconds", "clusterUnhealthyGraceSeconds", "preferences", "demand", "metricDemand",
-      "spill", "outages"};
+      "spill", "outages", "podStartupSeconds", "horizontalPodAutoscalerTolerance",
+      "horizontalPodAutoscalerDownscaleStabilizationSeconds", "horizontalPodAutoscalerCpuInitializationPeriodSeconds",
+      "horizontalPodAutoscalerInitialReadinessDelaySeconds"};
   for (const auto& [key, unused] : document.items())
     if (!kKnownFields.count(key)) throw ScenarioError(key + ": unknown field");
   Scenario scenario;
@@ -125,6 +142,15 @@ Scenario parseScenario(const json& document) {
   scenario.reconcile = seconds(document, "reconcileSeconds", 15, 1);
   scenario.scaleForbiddenWindow = seconds(document, "scaleForbiddenWindowSeconds", 120, 0);
   scenario.unhealthyGrace = seconds(document, "clusterUnhealthyGraceSeconds", 40, 0);
+  // kube-controller-manager's HPA flags, under their names.
+  if (const json* tolerance = member(document, "horizontalPodAutoscalerTolerance")) {
+    if (!tolerance->is_number() || tolerance->get<double>() < 0)
+      throw ScenarioError("horizontalPodAutoscalerTolerance: must be a number, at least 0");
+    scenario.controller.tolerance = tolerance->get<double>();
+  }
+  scenario.controller.downscaleStabilization = seconds(document, "horizontalPodAutoscalerDownscaleStabilizationSeconds", 300, 0);
+  scenario.controller.cpuInitializationPeriod = seconds(document, "horizontalPodAutoscalerCpuInitializationPeriodSeconds", 300, 0);
+  scenario.controller.initialReadinessDelay = seconds(document, "horizontalPodAutoscalerInitialReadinessDelaySeconds", 30, 0);
   for (const auto& [key, period] : {std::pair{"hpaSyncSeconds", scenario.hpaSync}, {"reconcileSeconds", scenario.reconcile}})
     if (period.count() % scenario.step.count() != 0)
       throw ScenarioError(std::string(key) + ": must be a multiple of stepSeconds (" + std::to_string(scenario.step.count()) + ")");
@@ -136,6 +162,24 @@ Scenario parseScenario(const json& document) {
       throw ScenarioError(e.what());
     }
     for (const auto& [name, unused] : scenario.preferences) requireKnown(names, name, "preferences.clusters." + name);
+  }
+
+  // podStartupSeconds: one figure for every cluster, or an object of cluster: seconds.
+  if (const json* startup = member(document, "podStartupSeconds")) {
+    if (startup->is_number_integer()) {
+      const long long value = startup->get<long long>();
+      if (value < 0) throw ScenarioError("podStartupSeconds: must be at least 0");
+      for (const std::string& name : scenario.clusters) scenario.podStartup[name] = std::chrono::seconds(value);
+    } else if (startup->is_object()) {
+      for (const auto& [name, value] : startup->items()) {
+        requireKnown(names, name, "podStartupSeconds." + name);
+        if (!value.is_number_integer() || value.get<long long>() < 0)
+          throw ScenarioError("podStartupSeconds." + name + ": must be an integer, at least 0");
+        scenario.podStartup[name] = std::chrono::seconds(value.get<long long>());
+      }
+    } else {
+      throw ScenarioError("podStartupSeconds: must be an integer or an object of cluster: seconds");
+    }
   }
 
   if (const json* demand = member(document, "demand")) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clusters/sim/model/replica_calculator.h"
 #include "federation/simulation/json_fields.h"
 #include "partitioner/types.h"
 
@@ -48,7 +49,10 @@ struct Scenario {
   std::vector<std::string> clusters;
   std::chrono::seconds duration{3600};
   std::chrono::seconds step{5};
-  std::chrono::seconds hpaSync{15};
+  std::chrono::seconds hpaSync{15};  // --horizontal-pod-autoscaler-sync-period
+  // The members' (and the shared pool's) HPA controller flags: tolerance, downscale
+  // stabilisation, CPU initialisation period, initial readiness delay; kube's defaults.
+  sim::ControllerOptions controller;
   std::chrono::seconds reconcile{15};
   std::chrono::seconds scaleForbiddenWindow{120};
   // How long a cluster in an outage stays eligible (the controller's --cluster-unhealthy-grace).
@@ -66,6 +70,12 @@ struct Scenario {
   // none), goes to another cluster, as a capacity-aware load balancer in front of both would
   // send it. spill[from] = to; one hop (a spill target does not spill on).
   std::map<std::string, std::string> spill;
+  // From a pod's creation to its Ready condition, per cluster (the member-sim's
+  // --pod-startup-delay); a cluster left out: pods ready at once. The shared pool's pods take the
+  // shortest of them, so that the tracking figure does not flatter the federation.
+  std::map<std::string, std::chrono::seconds> podStartup;
+  std::chrono::seconds podStartupFor(const std::string& cluster) const;
+  std::chrono::seconds sharedPoolPodStartup() const;
 
   double demandAt(const std::string& cluster, double seconds) const;
   // The demand of metric `metric` (an index into `metrics`) at a cluster, before any spill.

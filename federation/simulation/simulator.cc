@@ -28,17 +28,26 @@ double binding(const std::vector<double>& demands) {
 }
 
 // One HPA and the Deployment it scales, as a member-sim runs them: the Deployment follows the
-// HPA at once, and the status is what the partitioner later reads: CPU utilisation alone, or
-// every metric of the list with its reading (as status.currentMetrics carries them).
+// HPA, its new pods ready `podStartup` later (until then they serve nothing and the HPA treats
+// them as kube's replica calculator does), and the status is what the partitioner later reads:
+// CPU utilisation alone, or every metric of the list with its reading (as
+// status.currentMetrics carries them).
 class SimulatedHpa {
  public:
-  SimulatedHpa(pt::Limits limits, int targetUtilization, std::vector<pt::MetricReading> metrics)
+  SimulatedHpa(pt::Limits limits, int targetUtilization, std::vector<pt::MetricReading> metrics,
+               std::chrono::seconds podStartup, sim::ControllerOptions controller)
       : limits_(limits), targetUtilization_(targetUtilization), replicas_(static_cast<int>(limits.min)),
-        readings_(std::move(metrics)) {}
+        readings_(std::move(metrics)), podStartup_(podStartup), controller_(controller),
+        // The Deployment was there before the HPA: its pods are ready.
+        podsCreated_(static_cast<std::size_t>(replicas_), kEpoch - podStartup) {}
 
   void setLimits(pt::Limits limits) { limits_ = limits; }
   const pt::Limits& limits() const { return limits_; }
-  int replicas() const { return replicas_; }
+  // The pods that serve: ready ones.
+  int readyReplicas(Clock::time_point now) const {
+    return static_cast<int>(std::count_if(podsCreated_.begin(), podsCreated_.end(),
+                                           [&](Clock::time_point created) { return created + podStartup_ <= now; }));
+  }
 
   void sync(const std::vector<double>& demands, Clock::time_point now) {
     sim::SyncInput input;
@@ -46,28 +55,47 @@ class SimulatedHpa {
     input.spec.maxReplicas = static_cast<int>(limits_.max);
     input.spec.targetUtilization = targetUtilization_;
     input.currentReplicas = replicas_;
-    if (readings_.empty()) {
-      input.utilizationPercent = sim::utilizationFromDemand(demands.front(), replicas_, targetUtilization_);
+    input.options = controller_;
+    const int serving = podStartup_.count() == 0 ? replicas_ : readyReplicas(now);
+    if (podStartup_.count() > 0) {
+      for (const Clock::time_point created : podsCreated_) {
+        const bool ready = created + podStartup_ <= now;
+        input.pods.push_back({ready ? sim::Pod::Phase::Running : sim::Pod::Phase::Pending, ready, false, created,
+                              ready ? created + podStartup_ : created});
+      }
+    }
+    if (readings_.empty() && serving > 0) {
+      input.utilizationPercent = sim::utilizationFromDemand(demands.front(), serving, targetUtilization_);
     }
     for (std::size_t i = 0; i < readings_.size(); ++i) {
       pt::MetricReading& reading = readings_[i];
-      double value = sim::metricFromDemand(demands[i], replicas_, reading.targetValue);
+      double value = sim::metricFromDemand(demands[i], serving, reading.targetValue);
       // The status reports utilisation as a whole percentage.
       if (reading.target == pt::MetricReading::Target::Utilization) value = std::floor(value);
       reading.current = value;
-      input.metrics.push_back({reading.targetValue, value, reading.name});
+      // The partitioner's source and target kinds are listed in the same order as the model's.
+      sim::MetricInput metric{reading.targetValue, value, reading.name};
+      metric.source = static_cast<sim::MetricSource>(reading.source);
+      metric.targetType = static_cast<sim::TargetType>(reading.target);
+      metric.name = reading.name;
+      const bool perPod = metric.source == sim::MetricSource::Resource || metric.source == sim::MetricSource::ContainerResource ||
+                          metric.source == sim::MetricSource::Pods;
+      if (perPod && !input.pods.empty()) metric.perPod.assign(input.pods.size(), serving > 0 ? std::optional<double>(value) : std::nullopt);
+      input.metrics.push_back(std::move(metric));
     }
     input.now = now;
     const sim::SyncResult result = sim::syncHpa(input, memory_);
     status_.current = result.currentReplicas;
     status_.desired = result.desiredReplicas;
     status_.cpuUtilizationPercent = result.currentUtilizationPercent;
-    status_.limitedByMaxReplicas = false;
+    // A condition this sync did not set keeps its last value, as in the HPA's status.
     for (const auto& condition : result.conditions)
       if (condition.type == "ScalingLimited") status_.limitedByMaxReplicas = condition.status && condition.reason == "TooManyReplicas";
     if (result.rescaled) {
       status_.lastScaleTime = now;
       replicas_ = result.desiredReplicas;
+      // The Deployment controller: new pods now, a scale-down takes the newest first.
+      podsCreated_.resize(static_cast<std::size_t>(std::max(0, replicas_)), now);
     }
   }
 
@@ -78,6 +106,9 @@ class SimulatedHpa {
   int targetUtilization_;
   int replicas_;
   std::vector<pt::MetricReading> readings_;  // the metric list, with the last sync's readings
+  std::chrono::seconds podStartup_;
+  sim::ControllerOptions controller_;
+  std::vector<Clock::time_point> podsCreated_;  // the Deployment's pods, oldest first
   sim::HpaMemory memory_;
   pt::HpaStatus status_;
 };
@@ -153,7 +184,8 @@ class FederationSimulation {
         if (m.hpa) ++outcome_.limitChanges;
         m.hpa.reset();
       } else if (!m.hpa) {
-        m.hpa.emplace(*limits, scenario_.targetUtilization, scenario_.metrics);
+        m.hpa.emplace(*limits, scenario_.targetUtilization, scenario_.metrics, scenario_.podStartupFor(m.name),
+                       scenario_.controller);
         ++outcome_.limitChanges;
       } else if (m.hpa->limits() != *limits) {
         m.hpa->setLimits(*limits);
@@ -208,7 +240,7 @@ class FederationSimulation {
       sample.demand = binding(demands.at(m.name));
       sample.up = m.up;
       if (m.hpa) {
-        sample.replicas = m.hpa->replicas();
+        sample.replicas = m.hpa->readyReplicas(at(static_cast<double>(t)));
         sample.max = static_cast<int>(m.hpa->limits().max);
       }
       if (m.up) {
@@ -217,8 +249,9 @@ class FederationSimulation {
       }
       timeline.clusters[m.name].push_back(sample);
     }
-    const double referenceServed = std::min(demand, static_cast<double>(reference_.replicas()));
-    timeline.referenceReplicas.push_back(reference_.replicas());
+    const int referenceReady = reference_.readyReplicas(at(static_cast<double>(t)));
+    const double referenceServed = std::min(demand, static_cast<double>(referenceReady));
+    timeline.referenceReplicas.push_back(referenceReady);
     outcome_.servedReplicaSeconds += served * stepSeconds;
     outcome_.referenceReplicaSeconds += referenceServed * stepSeconds;
     outcome_.unmetReplicaSeconds += (demand - served) * stepSeconds;
@@ -283,7 +316,8 @@ class FederationSimulation {
   pt::FederatedSpec spec_;
   std::vector<Member> members_;
   pt::Workspace workspace_;
-  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization, scenario_.metrics};
+  SimulatedHpa reference_{scenario_.federated, scenario_.targetUtilization, scenario_.metrics, scenario_.sharedPoolPodStartup(),
+                            scenario_.controller};
   Outcome outcome_;
 };
 

@@ -42,7 +42,7 @@ class Federation:
 
     def start_member(self, name, *flags):
         return self.start_serving(name, "member-sim", "--listen", "127.0.0.1:0", "--name", name, "--hpa-sync-period", "1s",
-                                  *flags)
+                                  "--pod-startup-delay", "0s", *flags)
 
     def start_apiserver(self):
         self.api = self.start_serving("apiserver", "apiserver", "--listen", "127.0.0.1:0", "--data-dir",

@@ -110,7 +110,7 @@ summary() {
 }
 
 # Member clusters as their own processes, added to the kubeconfig and joined to the federation.
-# start_member NAME [PORT]: a member-sim (HPA sync 1 s); its pid in PID_<NAME>.
+# start_member NAME [PORT]: a member-sim (HPA sync 1 s, pods ready at once); its pid in PID_<NAME>.
 EXTRA_PIDS=()
 # The script's own exit status survives the cleanup (a trap's last command would replace it).
 on_exit() {
@@ -121,7 +121,7 @@ on_exit() {
 }
 trap on_exit EXIT
 start_member() {
-  "$FEDHPA" member-sim --listen "127.0.0.1:${2:-0}" --name "$1" --hpa-sync-period 1s >"$E2E_DIR/$1.out" 2>>"$E2E_DIR/$1.err" &
+  "$FEDHPA" member-sim --listen "127.0.0.1:${2:-0}" --name "$1" --hpa-sync-period 1s --pod-startup-delay 0s >"$E2E_DIR/$1.out" 2>>"$E2E_DIR/$1.err" &
   EXTRA_PIDS+=($!)
   eval "PID_$1=$!"
   for _ in $(seq 1 100); do grep -q '^listening on' "$E2E_DIR/$1.out" && break; sleep 0.1; done

@@ -6,7 +6,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 M=$HERE/manifests
 source "$HERE/lib.sh"
 
-start_member_sim --name member1 --hpa-sync-period 1s
+# Pods ready at once, and no downscale window: the idle Deployment goes to its minimum at the first sync.
+start_member_sim --name member1 --hpa-sync-period 1s --pod-startup-delay 0s --horizontal-pod-autoscaler-downscale-stabilization 0s
 
 # wait_for DESCRIPTION PATTERN -- COMMAND...: up to 20 s for COMMAND's output to match.
 

@@ -107,6 +107,24 @@ TEST(Partition, SaturatedClusterNextToIdleOneReceivesMax) {
   EXPECT_EQ(planned(legacy, "member2"), L(1, 4));
 }
 
+// An HPA without spec.behavior (kube's legacy path) keeps wanting the highest recommendation of its
+// downscale window after its load has gone: at a lowered max it says TooManyReplicas while its
+// metrics are under the target. demand believes the metrics: not saturated, nothing received.
+TEST(Partition, DemandTrustsTheMetricsOverAStaleTooManyReplicas) {
+  const std::vector<ClusterState> clusters = {
+      Cluster("member1").hpa(1, 5).running(5, 5).cpu(20).limitedByMax(true).scaledAgo(600s),
+      Cluster("member2").hpa(1, 5).running(1, 1).cpu(10).scaledAgo(600s)};
+  const Plan plan = partition(federated(2, 10), clusters, policy(Kind::Demand), kNow);
+  EXPECT_EQ(planned(plan, "member1").value_or(L(0, 0)).max, 5) << "member1 received no max";
+  EXPECT_THAT(reasonForCluster(plan, "member1"), Not(HasSubstr("saturated")));
+  // Metrics above the target still make it saturated, with or without the condition.
+  const Plan hot = partition(federated(2, 10),
+                             {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).limitedByMax(true).scaledAgo(600s),
+                              Cluster("member2").hpa(1, 5).running(1, 1).cpu(10).scaledAgo(600s)},
+                             policy(Kind::Demand), kNow);
+  EXPECT_EQ(planned(hot, "member1"), L(1, 9));
+}
+
 TEST_P(BothPolicies, SaturatedClusterWithNoGiverMovesNothing) {
   const Plan plan = partition(federated(2, 10),
                               {Cluster("member1").hpa(1, 5).running(5, 5).cpu(90).scaledAgo(600s),

@@ -3,102 +3,127 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 namespace fedhpa::sim {
 
 namespace {
 
-constexpr double kTolerance = 0.1;
+// The legacy path's rate limit (horizontal.go scaleUpLimitFactor, scaleUpLimitMinimum).
+constexpr int kScaleUpLimitFactor = 2;
+constexpr int kScaleUpLimitMinimum = 4;
 
-// Step 1 (replica_calculator.go): the raw proposal from one metric's usage ratio.
-int proposeReplicas(int current, double reading, double target) {
-  const double ratio = reading / target;
-  if (std::abs(ratio - 1.0) <= kTolerance) return current;
-  const double proposal = std::ceil(ratio * current);
-  return proposal >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(proposal);
-}
-
-// Step 1 over every metric (horizontal.go computeReplicasForMetrics): the largest proposal, and
-// the metric it came from. A metric that cannot be read is skipped; when some are missing the
-// HPA does not scale down on the others. Empty when none can be read.
-struct Proposal {
-  int replicas;
-  const MetricInput* decidedBy;
-};
-std::optional<Proposal> proposeOverMetrics(int current, const std::vector<MetricInput>& metrics) {
-  std::optional<Proposal> best;
-  bool someMissing = false;
-  for (const MetricInput& metric : metrics) {
-    if (!metric.current || !(metric.target > 0)) {
-      someMissing = true;
-      continue;
+void setCondition(SyncResult& result, const char* type, bool status, std::string reason, std::string message) {
+  for (Condition& condition : result.conditions)
+    if (condition.type == type) {
+      condition = {type, status, std::move(reason), std::move(message)};
+      return;
     }
-    const int replicas = proposeReplicas(current, *metric.current, metric.target);
-    if (!best || replicas > best->replicas) best = Proposal{replicas, &metric};
-  }
-  if (best && someMissing && best->replicas < current) best->replicas = current;
-  return best;
+  result.conditions.push_back({type, status, std::move(reason), std::move(message)});
 }
 
-// Step 2: stabilisation. Scale up to the lowest recommendation of the up-window, down to the
-// highest of the down-window, so that short spikes and dips do not move the replicas.
-int stabilize(int current, int proposal, const HpaSpec& spec, HpaMemory& memory, TimePoint now, bool& heldDown) {
-  int upRecommendation = proposal;
-  int downRecommendation = proposal;
-  for (const auto& recommendation : memory.recommendations) {
-    if (recommendation.time > now - spec.scaleUp.stabilizationWindow)
-      upRecommendation = std::min(upRecommendation, recommendation.replicas);
-    if (recommendation.time > now - spec.scaleDown.stabilizationWindow)
-      downRecommendation = std::max(downRecommendation, recommendation.replicas);
-  }
-  const auto longest = std::max(spec.scaleUp.stabilizationWindow, spec.scaleDown.stabilizationWindow);
-  while (!memory.recommendations.empty() && memory.recommendations.front().time <= now - longest)
-    memory.recommendations.pop_front();
-  memory.recommendations.push_back({now, proposal});
-  int recommendation = current;
-  if (recommendation < upRecommendation) recommendation = upRecommendation;
-  if (recommendation > downRecommendation) recommendation = downRecommendation;
-  heldDown = recommendation > proposal && proposal < current;
-  return recommendation;
-}
-
-int changeWithin(const HpaMemory& memory, TimePoint now, std::chrono::seconds period, bool additions) {
+// Replicas added (or removed) within the last `period`.
+int changeWithin(const std::vector<HpaMemory::ScaleEvent>& events, TimePoint now, std::chrono::seconds period) {
   int total = 0;
-  for (const auto& event : memory.scaleEvents)
-    if (event.time > now - period && (additions ? event.change > 0 : event.change < 0)) total += std::abs(event.change);
+  for (const auto& event : events)
+    if (event.time > now - period) total += event.change;
   return total;
 }
 
-// Step 3: rate limits from the policies (horizontal.go calculateScale{Up,Down}LimitWithScalingRules).
+// Behavior path: how far up the policies let it go (calculateScaleUpLimitWithScalingRules). The
+// period's start counts moves both ways: current - added + removed.
 int scaleUpLimit(int current, const ScalingRules& rules, const HpaMemory& memory, TimePoint now) {
-  if (rules.select == SelectPolicy::Disabled || rules.policies.empty()) return current;
-  int result = rules.select == SelectPolicy::Max ? std::numeric_limits<int>::min() : std::numeric_limits<int>::max();
+  if (rules.select == SelectPolicy::Disabled) return current;
+  const bool max = rules.select == SelectPolicy::Max;
+  long long result = max ? std::numeric_limits<int>::min() : std::numeric_limits<int>::max();
   for (const auto& policy : rules.policies) {
-    const int periodStart = current - changeWithin(memory, now, policy.period, true);
-    const int proposed = policy.type == ScalingPolicy::Type::Pods
-                             ? periodStart + policy.value
-                             : static_cast<int>(std::ceil(periodStart * (1.0 + policy.value / 100.0)));
-    result = rules.select == SelectPolicy::Max ? std::max(result, proposed) : std::min(result, proposed);
+    const long long periodStart = static_cast<long long>(current) - changeWithin(memory.scaleUpEvents, now, policy.period) +
+                                  changeWithin(memory.scaleDownEvents, now, policy.period);
+    const long long proposed = policy.type == ScalingPolicy::Type::Pods
+                                   ? periodStart + policy.value
+                                   : static_cast<long long>(std::ceil(static_cast<double>(periodStart) * (1.0 + policy.value / 100.0)));
+    result = max ? std::max(result, proposed) : std::min(result, proposed);
   }
-  return std::max(result, current);
+  return static_cast<int>(std::clamp<long long>(result, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
+// Behavior path: how far down (calculateScaleDownLimitWithBehaviors). "Max" is the policy allowing
+// the biggest change, which going down is the lowest limit.
 int scaleDownLimit(int current, const ScalingRules& rules, const HpaMemory& memory, TimePoint now) {
-  if (rules.select == SelectPolicy::Disabled || rules.policies.empty()) return current;
-  int result = rules.select == SelectPolicy::Max ? std::numeric_limits<int>::max() : std::numeric_limits<int>::min();
+  if (rules.select == SelectPolicy::Disabled) return current;
+  const bool max = rules.select == SelectPolicy::Max;
+  long long result = max ? std::numeric_limits<int>::max() : std::numeric_limits<int>::min();
   for (const auto& policy : rules.policies) {
-    const int periodStart = current + changeWithin(memory, now, policy.period, false);
-    const int proposed = policy.type == ScalingPolicy::Type::Pods
-                             ? periodStart - policy.value
-                             : static_cast<int>(periodStart * (1.0 - policy.value / 100.0));
-    // "Max" selects the policy allowing the biggest change, which for scaling down is the lowest limit.
-    result = rules.select == SelectPolicy::Max ? std::min(result, proposed) : std::max(result, proposed);
+    const long long periodStart = static_cast<long long>(current) - changeWithin(memory.scaleUpEvents, now, policy.period) +
+                                  changeWithin(memory.scaleDownEvents, now, policy.period);
+    const long long proposed = policy.type == ScalingPolicy::Type::Pods
+                                   ? periodStart - policy.value
+                                   : static_cast<long long>(static_cast<double>(periodStart) * (1.0 - policy.value / 100.0));
+    result = max ? std::min(result, proposed) : std::max(result, proposed);
   }
-  return std::min(result, current);
+  return static_cast<int>(std::clamp<long long>(result, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
-Condition condition(const char* type, bool status, const char* reason, std::string message) {
-  return {type, status, reason, std::move(message)};
+std::chrono::seconds longestPeriod(const ScalingRules& rules) {
+  std::chrono::seconds longest{0};
+  for (const auto& policy : rules.policies) longest = std::max(longest, policy.period);
+  return longest;
+}
+
+// storeScaleEvent: only an HPA with behavior remembers its moves; events older than every
+// policy's period no longer limit anything.
+void storeScaleEvent(const Behavior& behavior, int current, int desired, TimePoint now, HpaMemory& memory) {
+  const bool up = desired > current;
+  auto& events = up ? memory.scaleUpEvents : memory.scaleDownEvents;
+  const auto longest = longestPeriod(up ? behavior.scaleUp : behavior.scaleDown);
+  std::erase_if(events, [&](const HpaMemory::ScaleEvent& event) { return event.time <= now - longest; });
+  events.push_back({now, std::abs(desired - current)});
+}
+
+struct MetricsProposal {
+  int replicas = 0;
+  std::string decidedBy;
+};
+
+// computeReplicasForMetrics: the largest proposal over the readable metrics. Every metric
+// unreadable, or some unreadable while the rest would scale down: no proposal, and ScalingActive
+// False with the first failure's reason.
+std::optional<MetricsProposal> proposeOverMetrics(const SyncInput& input, int current, SyncResult& result) {
+  std::vector<MetricInput> cpuOnly;
+  if (input.metrics.empty()) {
+    cpuOnly.push_back({static_cast<double>(input.spec.targetUtilization), input.utilizationPercent,
+                       "cpu resource utilization (percentage of request)"});
+    // With pods listed, each one with metrics reads the utilisation given.
+    if (!input.pods.empty() && input.utilizationPercent) cpuOnly.back().perPod.assign(input.pods.size(), input.utilizationPercent);
+    if (input.utilizationPercent) result.currentUtilizationPercent = static_cast<int>(std::floor(*input.utilizationPercent + 1e-9));
+  }
+  const std::vector<MetricInput>& metrics = input.metrics.empty() ? cpuOnly : input.metrics;
+  const MetricSample sample{input.now, input.metricWindow};
+  std::optional<MetricsProposal> best;
+  std::optional<MetricError> firstError;
+  int invalid = 0;
+  for (const MetricInput& metric : metrics) {
+    const auto proposal = proposeReplicas(metric, current, input.pods, sample, input.options);
+    if (const auto* error = std::get_if<MetricError>(&proposal)) {
+      result.events.push_back({"Warning", error->reason, error->message});
+      if (!firstError) firstError = *error;
+      ++invalid;
+      continue;
+    }
+    const int replicas = std::get<ReplicaProposal>(proposal).replicas;
+    if (!best || replicas > best->replicas) best = MetricsProposal{replicas, metric.description};
+  }
+  if (invalid > 0 && (invalid >= static_cast<int>(metrics.size()) || (best && best->replicas < current))) {
+    setCondition(result, "ScalingActive", false, firstError->reason,
+                 "the HPA was unable to compute the replica count: " + firstError->message);
+    result.events.push_back({"Warning", "FailedComputeMetricsReplicas",
+                             "invalid metrics (" + std::to_string(invalid) + " invalid out of " + std::to_string(metrics.size()) +
+                                 "), first error is: " + firstError->message});
+    return std::nullopt;
+  }
+  setCondition(result, "ScalingActive", true, "ValidMetricFound",
+               "the HPA was able to successfully calculate a replica count from " + best->decidedBy);
+  return best;
 }
 
 }  // namespace
@@ -110,7 +135,7 @@ ScalingRules defaultScaleUp() {
 }
 
 ScalingRules defaultScaleDown() {
-  return {std::chrono::seconds(300), SelectPolicy::Max, {{ScalingPolicy::Type::Percent, 100, std::chrono::seconds(15)}}};
+  return {std::nullopt, SelectPolicy::Max, {{ScalingPolicy::Type::Percent, 100, std::chrono::seconds(15)}}};
 }
 
 double metricFromDemand(double demandReplicas, int replicas, double target) {
@@ -122,93 +147,150 @@ double utilizationFromDemand(double demandReplicas, int replicas, int targetUtil
   return metricFromDemand(demandReplicas, replicas, targetUtilization);
 }
 
+int stabilizeLegacy(int prenormalized, std::chrono::seconds window, TimePoint now, HpaMemory& memory) {
+  auto& recommendations = memory.recommendations ? *memory.recommendations : memory.recommendations.emplace();
+  int highest = prenormalized;
+  std::optional<std::size_t> oldSample;
+  for (std::size_t i = 0; i < recommendations.size(); ++i) {
+    if (recommendations[i].time < now - window) oldSample = i;
+    else highest = std::max(highest, recommendations[i].replicas);
+  }
+  if (oldSample) recommendations[*oldSample] = {now, prenormalized};
+  else recommendations.push_back({now, prenormalized});
+  return highest;
+}
+
+Normalized limitLegacy(int current, int desired, int minReplicas, int maxReplicas) {
+  const long long rateLimit = std::max<long long>(static_cast<long long>(kScaleUpLimitFactor) * current, kScaleUpLimitMinimum);
+  int allowedMax = maxReplicas;
+  std::string reason = "TooManyReplicas";
+  std::string message = "the desired replica count is more than the maximum replica count";
+  if (maxReplicas > rateLimit) {
+    allowedMax = static_cast<int>(rateLimit);
+    reason = "ScaleUpLimit";
+    message = "the desired replica count is increasing faster than the maximum scale rate";
+  }
+  if (desired < minReplicas)
+    return {minReplicas, "TooFewReplicas", "the desired replica count is less than the minimum replica count"};
+  if (desired > allowedMax) return {allowedMax, reason, message};
+  return {desired, "DesiredWithinRange", "the desired count is within the acceptable range"};
+}
+
+Normalized stabilizeWithBehavior(int current, int prenormalized, std::chrono::seconds upWindow, std::chrono::seconds downWindow,
+                                 TimePoint now, HpaMemory& memory) {
+  auto& recommendations = memory.recommendations ? *memory.recommendations : memory.recommendations.emplace();
+  const TimePoint upCutoff = now - upWindow;
+  const TimePoint downCutoff = now - downWindow;
+  int upRecommendation = prenormalized;
+  int downRecommendation = prenormalized;
+  std::optional<std::size_t> oldSample;
+  for (std::size_t i = 0; i < recommendations.size(); ++i) {
+    const auto& recommendation = recommendations[i];
+    if (recommendation.time > upCutoff) upRecommendation = std::min(upRecommendation, recommendation.replicas);
+    if (recommendation.time > downCutoff) downRecommendation = std::max(downRecommendation, recommendation.replicas);
+    if (recommendation.time < upCutoff && recommendation.time < downCutoff) oldSample = i;
+  }
+  int recommendation = std::max(current, upRecommendation);
+  recommendation = std::min(recommendation, downRecommendation);
+  if (oldSample) recommendations[*oldSample] = {now, prenormalized};
+  else recommendations.push_back({now, prenormalized});
+  if (prenormalized >= current)
+    return {recommendation, "ScaleUpStabilized", "recent recommendations were lower than current one, applying the lowest recent recommendation"};
+  return {recommendation, "ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation"};
+}
+
+Normalized limitWithBehavior(int current, int desired, int minReplicas, int maxReplicas, const Behavior& behavior,
+                             const HpaMemory& memory, TimePoint now) {
+  if (desired > current) {
+    // Past scale-ups may put the limit below current: then no further scale-up until they age out.
+    const int limit = std::max(scaleUpLimit(current, behavior.scaleUp, memory, now), current);
+    if (maxReplicas > limit) {
+      if (desired > limit)
+        return {limit, "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate"};
+    } else if (desired > maxReplicas) {
+      return {maxReplicas, "TooManyReplicas", "the desired replica count is more than the maximum replica count"};
+    }
+  } else if (desired < current) {
+    const int limit = std::min(scaleDownLimit(current, behavior.scaleDown, memory, now), current);
+    if (minReplicas < limit) {
+      if (desired < limit)
+        return {limit, "ScaleDownLimit", "the desired replica count is decreasing faster than the maximum scale rate"};
+    } else if (desired < minReplicas) {
+      return {minReplicas, "TooFewReplicas", "the desired replica count is less than the minimum replica count"};
+    }
+  }
+  return {desired, "DesiredWithinRange", "the desired count is within the acceptable range"};
+}
+
 SyncResult syncHpa(const SyncInput& input, HpaMemory& memory) {
   const HpaSpec& spec = input.spec;
   SyncResult result;
   if (!input.currentReplicas) {
-    result.conditions = {
-        condition("AbleToScale", false, "FailedGetScale", "the HPA controller was unable to get the target's current scale"),
-        condition("ScalingActive", false, "FailedGetScale", "the HPA controller was unable to get the target's current scale")};
-    result.event = SyncResult::Event{"Warning", "FailedGetScale", "deployments/scale.apps not found"};
+    setCondition(result, "AbleToScale", false, "FailedGetScale",
+                 "the HPA controller was unable to get the target's current scale: deployments/scale.apps not found");
+    result.events.push_back({"Warning", "FailedGetScale", "deployments/scale.apps not found"});
     return result;
   }
   const int current = *input.currentReplicas;
   result.currentReplicas = current;
+  setCondition(result, "AbleToScale", true, "SucceededGetScale", "the HPA controller was able to get the target's current scale");
+  // A new HPA's first recommendation is the size it found, so that a scale-down waits the window.
+  if (!memory.recommendations) memory.recommendations = std::vector<HpaMemory::Recommendation>{{input.now, current}};
+
+  int desired = current;
+  std::string rescaleReason;
   if (current == 0 && spec.minReplicas != 0) {
-    result.conditions = {condition("AbleToScale", true, "SucceededGetScale", "the HPA controller was able to get the target's current scale"),
-                         condition("ScalingActive", false, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero")};
-    return result;
-  }
-  std::vector<MetricInput> cpuOnly;
-  if (input.metrics.empty()) {
-    cpuOnly.push_back({static_cast<double>(spec.targetUtilization), input.utilizationPercent,
-                       "cpu resource utilization (percentage of request)"});
-    if (input.utilizationPercent) result.currentUtilizationPercent = static_cast<int>(*input.utilizationPercent);
-  }
-  const std::vector<MetricInput>& metrics = input.metrics.empty() ? cpuOnly : input.metrics;
-  const std::optional<Proposal> proposed = proposeOverMetrics(current, metrics);
-  if (!proposed) {
-    result.desiredReplicas = current;
-    result.conditions = {condition("AbleToScale", true, "SucceededGetScale", "the HPA controller was able to get the target's current scale"),
-                         condition("ScalingActive", false, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: no metrics returned")};
-    return result;
-  }
-  const int proposal = proposed->replicas;
-
-  bool heldDown = false;
-  int desired = stabilize(current, proposal, spec, memory, input.now, heldDown);
-  const char* limitedReason = nullptr;
-  std::string limitedMessage;
-  if (desired > current) {
-    const int limit = scaleUpLimit(current, spec.scaleUp, memory, input.now);
-    if (desired > limit) {
-      desired = limit;
-      limitedReason = "ScaleUpLimit";
-      limitedMessage = "the desired replica count is increasing faster than the maximum scale rate";
-    }
-  } else if (desired < current) {
-    const int limit = scaleDownLimit(current, spec.scaleDown, memory, input.now);
-    if (desired < limit) {
-      desired = limit;
-      limitedReason = "ScaleDownLimit";
-      limitedMessage = "the desired replica count is decreasing faster than the maximum scale rate";
-    }
-  }
-  if (desired > spec.maxReplicas) {
+    setCondition(result, "ScalingActive", false, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero");
+  } else if (current > spec.maxReplicas) {
+    // Out of bounds: to the bound, before (and without) reading any metric.
     desired = spec.maxReplicas;
-    limitedReason = "TooManyReplicas";
-    limitedMessage = "the desired replica count is more than the maximum replica count";
-  } else if (desired < spec.minReplicas) {
+    rescaleReason = "Current number of replicas above Spec.MaxReplicas";
+  } else if (current < spec.minReplicas) {
     desired = spec.minReplicas;
-    limitedReason = "TooFewReplicas";
-    limitedMessage = "the desired replica count is less than the minimum replica count";
-  }
-  result.desiredReplicas = desired;
-  result.rescaled = desired != current;
-
-  if (result.rescaled) {
-    memory.scaleEvents.push_back({input.now, desired - current});
-    const std::string why = desired > current ? proposed->decidedBy->description + " above target"
-                                              : "All metrics below target";
-    result.event = SyncResult::Event{"Normal", "SuccessfulRescale", "New size: " + std::to_string(desired) + "; reason: " + why};
-    result.conditions.push_back(condition("AbleToScale", true, "SucceededRescale",
-                                          "the HPA controller was able to update the target scale to " + std::to_string(desired)));
-  } else if (heldDown) {
-    result.conditions.push_back(condition("AbleToScale", true, "ScaleDownStabilized",
-                                          "recent recommendations were higher than current one, applying the highest recent recommendation"));
+    rescaleReason = "Current number of replicas below Spec.MinReplicas";
   } else {
-    result.conditions.push_back(condition("AbleToScale", true, "ReadyForNewScale", "recommended size matches current size"));
+    const std::optional<MetricsProposal> proposed = proposeOverMetrics(input, current, result);
+    if (!proposed) {
+      result.desiredReplicas = current;
+      return result;
+    }
+    const int prenormalized = std::max(0, proposed->replicas);
+    if (prenormalized > current) rescaleReason = proposed->decidedBy + " above target";
+    if (prenormalized < current) rescaleReason = "All metrics below target";
+    if (!spec.behavior) {
+      const int stabilized = stabilizeLegacy(prenormalized, input.options.downscaleStabilization, input.now, memory);
+      if (stabilized != prenormalized)
+        setCondition(result, "AbleToScale", true, "ScaleDownStabilized",
+                     "recent recommendations were higher than current one, applying the highest recent recommendation");
+      else
+        setCondition(result, "AbleToScale", true, "ReadyForNewScale", "recommended size matches current size");
+      const Normalized limited = limitLegacy(current, stabilized, spec.minReplicas, spec.maxReplicas);
+      setCondition(result, "ScalingLimited", limited.replicas != stabilized, limited.reason, limited.message);
+      desired = limited.replicas;
+    } else {
+      const Behavior& behavior = *spec.behavior;
+      const Normalized stabilized =
+          stabilizeWithBehavior(current, prenormalized, behavior.scaleUp.stabilizationWindow.value_or(std::chrono::seconds(0)),
+                                behavior.scaleDown.stabilizationWindow.value_or(input.options.downscaleStabilization), input.now,
+                                memory);
+      if (stabilized.replicas != prenormalized)
+        setCondition(result, "AbleToScale", true, stabilized.reason, stabilized.message);
+      else
+        setCondition(result, "AbleToScale", true, "ReadyForNewScale", "recommended size matches current size");
+      const Normalized limited =
+          limitWithBehavior(current, stabilized.replicas, spec.minReplicas, spec.maxReplicas, behavior, memory, input.now);
+      setCondition(result, "ScalingLimited", limited.replicas != stabilized.replicas, limited.reason, limited.message);
+      desired = limited.replicas;
+    }
   }
-  // Scale events older than every policy's period no longer limit anything.
-  while (!memory.scaleEvents.empty() && memory.scaleEvents.front().time <= input.now - std::chrono::minutes(30))
-    memory.scaleEvents.pop_front();
-  result.conditions.push_back(condition("ScalingActive", true, "ValidMetricFound",
-                                        "the HPA was able to successfully calculate a replica count from " +
-                                            proposed->decidedBy->description));
-  if (limitedReason)
-    result.conditions.push_back(condition("ScalingLimited", true, limitedReason, limitedMessage));
-  else
-    result.conditions.push_back(condition("ScalingLimited", false, "DesiredWithinRange", "the desired count is within the acceptable range"));
+  result.rescaled = desired != current;
+  result.desiredReplicas = result.rescaled ? desired : current;
+  if (result.rescaled) {
+    setCondition(result, "AbleToScale", true, "SucceededRescale",
+                 "the HPA controller was able to update the target scale to " + std::to_string(desired));
+    result.events.push_back({"Normal", "SuccessfulRescale", "New size: " + std::to_string(desired) + "; reason: " + rescaleReason});
+    if (spec.behavior) storeScaleEvent(*spec.behavior, current, desired, input.now, memory);
+  }
   return result;
 }
 

@@ -1,21 +1,20 @@
 // Kubernetes' horizontal pod autoscaler, one sync at a time, as a pure function: the same code
 // runs in `fedhpa member-sim` (wall clock) and `fedhpa simulate` (virtual time). It follows
-// kube-controller-manager's horizontal.go and replica_calculator.go: per metric the usage ratio
-// with 10 % tolerance, the largest proposal over the metrics, stabilisation windows, scale-up and
-// scale-down policies, min/max clamping, and the conditions and events kubectl shows.
+// kube-controller-manager's horizontal.go: replicas outside [min, max] go to the bound first; then
+// the largest proposal over the metrics (replica_calculator.h), normalised by the legacy path
+// (an HPA without spec.behavior: scale up to max(2 x current, 4) per sync, the downscale
+// stabilisation window) or the behavior path (windows per direction, policies over periods);
+// with the conditions and events kubectl shows.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace fedhpa::sim {
+#include "clusters/sim/model/replica_calculator.h"
 
-using Clock = std::chrono::system_clock;
-using TimePoint = Clock::time_point;
+namespace fedhpa::sim {
 
 struct ScalingPolicy {
   enum class Type { Pods, Percent };
@@ -27,22 +26,27 @@ struct ScalingPolicy {
 enum class SelectPolicy { Max, Min, Disabled };
 
 struct ScalingRules {
-  std::chrono::seconds stabilizationWindow{0};
+  // nullopt: scale-up 0; scale-down the controller's --horizontal-pod-autoscaler-downscale-stabilization.
+  std::optional<std::chrono::seconds> stabilizationWindow;
   SelectPolicy select = SelectPolicy::Max;
   std::vector<ScalingPolicy> policies;
 };
 
 // autoscaling/v2 defaults: scale up by 100 % or 4 pods per 15 s (whichever is more), no window;
-// scale down by up to 100 % per 15 s, after a 300 s window.
+// scale down by up to 100 % per 15 s, after the controller's downscale window.
 ScalingRules defaultScaleUp();
 ScalingRules defaultScaleDown();
+
+struct Behavior {
+  ScalingRules scaleUp = defaultScaleUp();
+  ScalingRules scaleDown = defaultScaleDown();
+};
 
 struct HpaSpec {
   int minReplicas = 1;
   int maxReplicas = 1;
   int targetUtilization = 80;  // percent of request
-  ScalingRules scaleUp = defaultScaleUp();
-  ScalingRules scaleDown = defaultScaleDown();
+  std::optional<Behavior> behavior;  // nullopt: no spec.behavior, kube's legacy path
 };
 
 // What one HPA remembers between syncs (kube keeps these in the controller's memory).
@@ -53,10 +57,12 @@ struct HpaMemory {
   };
   struct ScaleEvent {
     TimePoint time;
-    int change;  // + added, - removed
+    int change;  // replicas added (scaleUpEvents) or removed (scaleDownEvents), positive
   };
-  std::deque<Recommendation> recommendations;
-  std::deque<ScaleEvent> scaleEvents;
+  // nullopt until the first sync, which records the current size as the first recommendation.
+  std::optional<std::vector<Recommendation>> recommendations;
+  std::vector<ScaleEvent> scaleUpEvents;    // kept for an HPA with behavior only
+  std::vector<ScaleEvent> scaleDownEvents;
 };
 
 struct Condition {
@@ -64,17 +70,6 @@ struct Condition {
   bool status = false;
   std::string reason;
   std::string message;
-};
-
-// One entry of spec.metrics with what the member measured for it. `target` and `current` are in
-// the target's own unit: a percentage for Utilization, per pod for AverageValue, the whole value
-// for Value; the usage ratio is current / target either way.
-struct MetricInput {
-  double target = 0;
-  std::optional<double> current;  // nullopt: the metric could not be read now
-  // How kube names the metric in events and conditions: "cpu resource utilization (percentage
-  // of request)", "pods metric http_requests_per_second".
-  std::string description;
 };
 
 struct SyncInput {
@@ -85,6 +80,9 @@ struct SyncInput {
   std::optional<double> utilizationPercent;
   TimePoint now;
   std::vector<MetricInput> metrics;
+  std::vector<Pod> pods{};  // empty: every replica is a ready pod (MetricInput::perPod empty too)
+  ControllerOptions options{};
+  std::chrono::seconds metricWindow{15};  // metrics-server's sample window
 };
 
 struct SyncResult {
@@ -92,16 +90,34 @@ struct SyncResult {
   int desiredReplicas = 0;
   bool rescaled = false;                        // desired != current: write the scale, set lastScaleTime
   std::optional<int> currentUtilizationPercent; // as status.currentMetrics reports it (CPU only)
-  std::vector<Condition> conditions;            // AbleToScale, ScalingActive, ScalingLimited
+  // The conditions this sync set, in kube's order; a type not listed keeps its previous value.
+  std::vector<Condition> conditions;
   struct Event {
     std::string type;     // Normal, Warning
-    std::string reason;   // SuccessfulRescale, FailedGetScale
+    std::string reason;   // SuccessfulRescale, FailedGetScale, FailedGetResourceMetric, ...
     std::string message;
   };
-  std::optional<Event> event;
+  std::vector<Event> events;
 };
 
 SyncResult syncHpa(const SyncInput& input, HpaMemory& memory);
+
+// kube's normalisation steps, each as horizontal.go has it (the unit tests feed them kube's cases).
+struct Normalized {
+  int replicas;
+  std::string reason;   // the condition reason this step reports
+  std::string message;
+};
+// Legacy path: the highest recommendation of the downscale window (stabilizeRecommendation).
+int stabilizeLegacy(int prenormalized, std::chrono::seconds window, TimePoint now, HpaMemory& memory);
+// Legacy path: min, max and max(2 x current, 4) (convertDesiredReplicasWithRules).
+Normalized limitLegacy(int current, int desired, int minReplicas, int maxReplicas);
+// Behavior path: windows per direction (stabilizeRecommendationWithBehaviors).
+Normalized stabilizeWithBehavior(int current, int prenormalized, std::chrono::seconds upWindow,
+                                 std::chrono::seconds downWindow, TimePoint now, HpaMemory& memory);
+// Behavior path: the policies' rate limits and min/max (convertDesiredReplicasWithBehaviorRate).
+Normalized limitWithBehavior(int current, int desired, int minReplicas, int maxReplicas, const Behavior& behavior,
+                             const HpaMemory& memory, TimePoint now);
 
 // The load model: demand in "replicas at target" spread over `replicas` pods gives each metric
 // the reading target * demand / replicas, so that kube's proposal ceil(current / target *

@@ -1,4 +1,5 @@
-// The member-sim's API defaults HPAs as kube-apiserver does, on every write path.
+// The member-sim's API defaults HPAs as kube-apiserver does, on every write path; its Deployments'
+// pods take the startup delay to become ready, and the status says so as kube's does.
 #include <gtest/gtest.h>
 
 #include "clusters/sim/member_simulator.h"
@@ -51,6 +52,32 @@ TEST(MemberSimHpaDefaults, CreateUpdateAndPatchStoreTheDefaultedSpec) {
   EXPECT_EQ(patched.json()["spec"]["minReplicas"], 1);
   EXPECT_EQ(patched.json()["spec"]["behavior"]["scaleDown"]["selectPolicy"], "Max");
   EXPECT_EQ(call(port, "GET", web).json()["spec"], patched.json()["spec"]);
+}
+
+TEST(MemberSimDeployments, NewPodsAreUnreadyForTheStartupDelay) {
+  MemberSimulatorOptions options;
+  options.podStartupDelay = std::chrono::seconds(30);
+  MemberSimulator sim(options);  // not started: only the syncs below move the clock
+  apiserver::ResourceStore& deployments = *sim.server().store("apps", "deployments");
+  deployments.create("default", json::parse(R"({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+      "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+               "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})"),
+                     false);
+  const TimePoint start = Clock::now();
+  sim.syncOnce(start);
+  const json starting = deployments.get("default", "web")["status"];
+  EXPECT_EQ(starting["replicas"], 3);
+  EXPECT_EQ(starting["updatedReplicas"], 3);
+  EXPECT_EQ(starting["readyReplicas"], 0);
+  EXPECT_EQ(starting["availableReplicas"], 0);
+  EXPECT_EQ(starting["unavailableReplicas"], 3);
+  sim.syncOnce(start + std::chrono::seconds(29));
+  EXPECT_EQ(deployments.get("default", "web")["status"]["readyReplicas"], 0);
+  sim.syncOnce(start + std::chrono::seconds(30));
+  const json ready = deployments.get("default", "web")["status"];
+  EXPECT_EQ(ready["readyReplicas"], 3);
+  EXPECT_EQ(ready["availableReplicas"], 3);
+  EXPECT_FALSE(ready.contains("unavailableReplicas")) << "kube leaves it out at 0";
 }
 
 }  // namespace

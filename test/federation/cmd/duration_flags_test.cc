@@ -64,6 +64,19 @@ TEST(DurationFlags, MemberSimTakesGoDurations) {
   EXPECT_EQ(fedhpa("member-sim --port 0 --hpa-sync-period 0s").status, kUsageError);
 }
 
+TEST(DurationFlags, MemberSimTakesTheHpaControllersFlagsUnderKubesNames) {
+  const Outcome run = fedhpa(
+      "member-sim --port 0 --horizontal-pod-autoscaler-sync-period 30s --horizontal-pod-autoscaler-tolerance 0.05 "
+      "--horizontal-pod-autoscaler-downscale-stabilization 2m --horizontal-pod-autoscaler-cpu-initialization-period 3m "
+      "--horizontal-pod-autoscaler-initial-readiness-delay 10s --pod-startup-delay 45s",
+      2);
+  EXPECT_EQ(run.status, 124) << "served until timeout ended it: " << run.output;
+  EXPECT_EQ(fedhpa("member-sim --port 0 --horizontal-pod-autoscaler-sync-period 0s").status, kUsageError);
+  EXPECT_EQ(fedhpa("member-sim --port 0 --horizontal-pod-autoscaler-downscale-stabilization 300").status, kUsageError);
+  EXPECT_EQ(fedhpa("member-sim --port 0 --pod-startup-delay -1s").status, kUsageError);
+  EXPECT_EQ(fedhpa("member-sim --port 0 --horizontal-pod-autoscaler-tolerance -0.1").status, kUsageError);
+}
+
 TEST(DurationFlags, UpRejectsAMalformedSyncPeriodBeforeStartingAnything) {
   const Outcome run = fedhpa("up --data-dir /nonexistent/data --hpa-sync-period 5 --hpa-scale-forbidden-window 0s");
   EXPECT_EQ(run.status, kUsageError) << run.output;

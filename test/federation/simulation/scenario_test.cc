@@ -35,6 +35,47 @@ TEST(ScenarioTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.reconcile.count(), 15);
   EXPECT_EQ(s.scaleForbiddenWindow.count(), 120);
   EXPECT_EQ(s.unhealthyGrace.count(), 40);
+  EXPECT_DOUBLE_EQ(s.controller.tolerance, 0.1) << "kube-controller-manager's defaults";
+  EXPECT_EQ(s.controller.downscaleStabilization.count(), 300);
+  EXPECT_EQ(s.controller.cpuInitializationPeriod.count(), 300);
+  EXPECT_EQ(s.controller.initialReadinessDelay.count(), 30);
+}
+
+TEST(ScenarioTest, TheHpaControllersFlagsUnderKubesNames) {
+  json document = minimal();
+  document["horizontalPodAutoscalerTolerance"] = 0.05;
+  document["horizontalPodAutoscalerDownscaleStabilizationSeconds"] = 60;
+  document["horizontalPodAutoscalerCpuInitializationPeriodSeconds"] = 120;
+  document["horizontalPodAutoscalerInitialReadinessDelaySeconds"] = 10;
+  const Scenario s = parseScenario(document);
+  EXPECT_DOUBLE_EQ(s.controller.tolerance, 0.05);
+  EXPECT_EQ(s.controller.downscaleStabilization.count(), 60);
+  EXPECT_EQ(s.controller.cpuInitializationPeriod.count(), 120);
+  EXPECT_EQ(s.controller.initialReadinessDelay.count(), 10);
+  document["horizontalPodAutoscalerTolerance"] = -1;
+  EXPECT_THAT(errorFor(document), HasSubstr("horizontalPodAutoscalerTolerance"));
+}
+
+TEST(ScenarioTest, PodStartupIsOneFigureOrPerCluster) {
+  EXPECT_EQ(parseScenario(minimal()).podStartupFor("member1").count(), 0) << "by default pods are ready at once";
+  json all = minimal();
+  all["podStartupSeconds"] = 45;
+  const Scenario everyCluster = parseScenario(all);
+  EXPECT_EQ(everyCluster.podStartupFor("member1").count(), 45);
+  EXPECT_EQ(everyCluster.podStartupFor("member2").count(), 45);
+  EXPECT_EQ(everyCluster.sharedPoolPodStartup().count(), 45);
+  json some = minimal();
+  some["podStartupSeconds"] = {{"member2", 90}};
+  const Scenario perCluster = parseScenario(some);
+  EXPECT_EQ(perCluster.podStartupFor("member1").count(), 0);
+  EXPECT_EQ(perCluster.podStartupFor("member2").count(), 90);
+  EXPECT_EQ(perCluster.sharedPoolPodStartup().count(), 0) << "the shared pool gets the shortest";
+  some["podStartupSeconds"] = {{"member9", 10}};
+  EXPECT_THAT(errorFor(some), HasSubstr("podStartupSeconds.member9"));
+  all["podStartupSeconds"] = -1;
+  EXPECT_THAT(errorFor(all), HasSubstr("podStartupSeconds: must be at least 0"));
+  all["podStartupSeconds"] = "30s";
+  EXPECT_THAT(errorFor(all), HasSubstr("podStartupSeconds: must be an integer or an object"));
 }
 
 TEST(ScenarioTest, DemandIsPiecewiseLinearAndConstantOutsideItsPoints) {

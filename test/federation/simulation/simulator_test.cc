@@ -32,6 +32,24 @@ TEST(SimulatorTest, DemandWithinTheInitialSharesIsServedWithoutMoves) {
   }
 }
 
+TEST(SimulatorTest, PodsThatTakeTimeToStartServeLater) {
+  // From 3 replicas' worth to 9 at 300 s: with instant pods the member serves 9 a sync or two
+  // later; with 60 s startup its new pods serve nothing for a minute more.
+  const std::string text = R"({"federated": {"minReplicas": 1, "maxReplicas": 30, "targetCPUUtilizationPercentage": 50},
+      "clusters": ["a"], "durationSeconds": 900, "demand": {"a": [[0, 3], [295, 3], [300, 9]]}})";
+  json slow = json::parse(text);
+  slow["podStartupSeconds"] = 60;
+  const Outcome instant = simulate(scenario(text), Kind::Demand);
+  const Outcome delayed = simulate(parseScenario(slow), Kind::Demand);
+  EXPECT_LT(delayed.servedReplicaSeconds, instant.servedReplicaSeconds - 6 * 45);
+  const auto& samples = delayed.timeline.clusters.at("a");
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (delayed.timeline.seconds[i] >= 300 && delayed.timeline.seconds[i] < 360) {
+      EXPECT_LE(samples[i].replicas, 3) << "no new pod is ready within 60 s of the rise, at " << delayed.timeline.seconds[i];
+    }
+  EXPECT_EQ(samples.back().replicas, 9);
+}
+
 TEST(SimulatorTest, SameScenarioSameOutcome) {
   const Scenario s = standard("shift");
   const Outcome first = simulate(s, Kind::Demand);

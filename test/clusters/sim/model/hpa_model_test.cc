@@ -1,5 +1,6 @@
-// The HPA algorithm against the worked examples of the Kubernetes documentation, and properties
-// every sync keeps.
+// The HPA model over several syncs, as a user watching a member sees it: kube's legacy path for an
+// HPA without spec.behavior, the behavior path for one with it, bounds before metrics, the first
+// recommendation, the controller's flags, and pods that take time to start.
 #include "clusters/sim/model/hpa_model.h"
 
 #include <gmock/gmock.h>
@@ -22,8 +23,16 @@ HpaSpec spec(int min, int max, int target = 50) {
   return out;
 }
 
-SyncResult sync(const HpaSpec& hpa, int current, double utilization, HpaMemory& memory, TimePoint now) {
-  return syncHpa({hpa, current, utilization, now, {}}, memory);
+HpaSpec withDefaultBehavior(HpaSpec hpa) {
+  hpa.behavior = Behavior{};
+  return hpa;
+}
+
+SyncResult sync(const HpaSpec& hpa, int current, std::optional<double> utilization, HpaMemory& memory, TimePoint now,
+                ControllerOptions options = {}) {
+  SyncInput input{hpa, current, utilization, now, {}};
+  input.options = options;
+  return syncHpa(input, memory);
 }
 
 const Condition* find(const SyncResult& result, const std::string& type) {
@@ -32,93 +41,162 @@ const Condition* find(const SyncResult& result, const std::string& type) {
   return nullptr;
 }
 
-TEST(HpaModel, DoubleTheTargetDoublesTheReplicas) {
+// Demand of 32 replicas' worth, one sync a second, following the scale as a Deployment would.
+std::vector<int> followDemand(const HpaSpec& hpa, int syncs) {
   HpaMemory memory;
-  const auto result = sync(spec(1, 10), 1, 100, memory, kStart);  // 200 % of a 50 % target
-  EXPECT_EQ(result.desiredReplicas, 2);
-  EXPECT_TRUE(result.rescaled);
-  ASSERT_TRUE(result.event);
-  EXPECT_EQ(result.event->message, "New size: 2; reason: cpu resource utilization (percentage of request) above target");
-  EXPECT_EQ(result.currentUtilizationPercent, 100);
+  int replicas = 1;
+  std::vector<int> seen{replicas};
+  for (int i = 1; i <= syncs; ++i) {
+    const auto result = sync(hpa, replicas, utilizationFromDemand(32, replicas, hpa.targetUtilization), memory, kStart + seconds(i));
+    replicas = result.desiredReplicas;
+    seen.push_back(replicas);
+  }
+  return seen;
 }
 
-TEST(HpaModel, WithinTheToleranceNothingMoves) {
-  HpaMemory memory;
-  const auto result = sync(spec(1, 10), 4, 54, memory, kStart);  // ratio 1.08
-  EXPECT_EQ(result.desiredReplicas, 4);
-  EXPECT_FALSE(result.rescaled);
-  EXPECT_EQ(find(result, "AbleToScale")->reason, "ReadyForNewScale");
+TEST(HpaModel, WithoutBehaviorEachSyncMayDoubleOrReachFour) {
+  EXPECT_THAT(followDemand(spec(1, 100), 5), ::testing::ElementsAre(1, 4, 8, 16, 32, 32));
 }
 
-TEST(HpaModel, ClampsToMaxAndSaysTooManyReplicas) {
-  HpaMemory memory;
-  const auto result = sync(spec(1, 4), 4, 150, memory, kStart);  // wants 12
-  EXPECT_EQ(result.desiredReplicas, 4);
-  EXPECT_FALSE(result.rescaled);
-  const Condition* limited = find(result, "ScalingLimited");
-  ASSERT_NE(limited, nullptr);
-  EXPECT_TRUE(limited->status);
-  EXPECT_EQ(limited->reason, "TooManyReplicas");
+TEST(HpaModel, WithEmptyBehaviorTheDefaultPoliciesHoldForTheirPeriod) {
+  const std::vector<int> seen = followDemand(withDefaultBehavior(spec(1, 100)), 16);
+  EXPECT_EQ(seen[1], 5) << "1 + 4 pods beats 1 x 2";
+  for (int i = 1; i <= 15; ++i) EXPECT_EQ(seen[static_cast<std::size_t>(i)], 5) << "second " << i << ": the 15 s period started at 1";
+  EXPECT_EQ(seen[16], 10) << "the next period doubles 5";
 }
 
-TEST(HpaModel, ClampsToMinAndSaysTooFewReplicas) {
+TEST(HpaModel, LegacyScaleUpLimitSaysScaleUpLimit) {
   HpaMemory memory;
-  HpaSpec hpa = spec(3, 10);
-  hpa.scaleDown.stabilizationWindow = seconds(0);
-  const auto result = sync(hpa, 4, 5, memory, kStart);
-  EXPECT_EQ(result.desiredReplicas, 3);
-  EXPECT_EQ(find(result, "ScalingLimited")->reason, "TooFewReplicas");
-  EXPECT_EQ(result.event->message, "New size: 3; reason: All metrics below target");
+  const auto result = sync(spec(1, 100), 3, 5000, memory, kStart);
+  EXPECT_EQ(result.desiredReplicas, 6);
+  EXPECT_EQ(find(result, "ScalingLimited")->reason, "ScaleUpLimit");
+  EXPECT_TRUE(find(result, "ScalingLimited")->status);
 }
 
-TEST(HpaModel, ScaleDownWaitsForTheStabilizationWindow) {
+TEST(HpaModel, ReplicasOutsideTheBoundsMoveFirstEvenWithoutMetrics) {
+  HpaMemory memory;
+  const auto above = sync(spec(1, 5), 10, std::nullopt, memory, kStart);
+  EXPECT_EQ(above.desiredReplicas, 5);
+  ASSERT_EQ(above.events.size(), 1u);
+  EXPECT_EQ(above.events[0].message, "New size: 5; reason: Current number of replicas above Spec.MaxReplicas");
+  EXPECT_EQ(find(above, "ScalingActive"), nullptr) << "no metric was read";
+  const auto below = sync(spec(3, 5), 1, std::nullopt, memory, kStart);
+  EXPECT_EQ(below.desiredReplicas, 3);
+  EXPECT_EQ(below.events[0].message, "New size: 3; reason: Current number of replicas below Spec.MinReplicas");
+}
+
+TEST(HpaModel, ANewHpaWaitsTheWindowBeforeItsFirstScaleDown) {
   HpaMemory memory;
   const HpaSpec hpa = spec(1, 10);
-  EXPECT_EQ(sync(hpa, 8, 50, memory, kStart).desiredReplicas, 8);
-  const auto held = sync(hpa, 8, 10, memory, kStart + seconds(15));  // wants 2
-  EXPECT_EQ(held.desiredReplicas, 8) << "the 8 of 15 s ago is still in the 300 s window";
-  EXPECT_EQ(find(held, "AbleToScale")->reason, "ScaleDownStabilized");
-  const auto later = sync(hpa, 8, 10, memory, kStart + seconds(301));
-  EXPECT_EQ(later.desiredReplicas, 2) << "after the window the low recommendation wins";
+  const auto first = sync(hpa, 8, 10, memory, kStart);  // wants 2
+  EXPECT_EQ(first.desiredReplicas, 8) << "its first recommendation is the 8 it found";
+  EXPECT_EQ(find(first, "AbleToScale")->reason, "ScaleDownStabilized");
+  EXPECT_EQ(sync(hpa, 8, 10, memory, kStart + seconds(299)).desiredReplicas, 8);
+  EXPECT_EQ(sync(hpa, 8, 10, memory, kStart + seconds(301)).desiredReplicas, 2);
 }
 
-TEST(HpaModel, ScaleUpIsRateLimitedToTheLargerOfDoubleOrFourPods) {
+TEST(HpaModel, TheDownscaleStabilizationFlagSetsTheLegacyWindow) {
   HpaMemory memory;
-  const HpaSpec hpa = spec(1, 100);
-  const auto first = sync(hpa, 1, 5000, memory, kStart);  // wants 100
-  EXPECT_EQ(first.desiredReplicas, 5) << "1 + 4 pods beats 1 x 2";
-  EXPECT_EQ(find(first, "ScalingLimited")->reason, "ScaleUpLimit");
-  const auto inSamePeriod = sync(hpa, 5, 1000, memory, kStart + seconds(5));
-  EXPECT_EQ(inSamePeriod.desiredReplicas, 5) << "the period started at 1 replica: 1 + 4 is used up";
-  const auto nextPeriod = sync(hpa, 5, 1000, memory, kStart + seconds(16));
-  EXPECT_EQ(nextPeriod.desiredReplicas, 10) << "then doubling (5 x 2 beats 5 + 4)";
+  ControllerOptions options;
+  options.downscaleStabilization = seconds(60);
+  EXPECT_EQ(sync(spec(1, 10), 8, 10, memory, kStart, options).desiredReplicas, 8);
+  EXPECT_EQ(sync(spec(1, 10), 8, 10, memory, kStart + seconds(61), options).desiredReplicas, 2);
 }
 
-TEST(HpaModel, SelectPolicyMinAndDisabled) {
+TEST(HpaModel, TheDownscaleStabilizationFlagFillsABehaviorWithoutAWindow) {
   HpaMemory memory;
-  HpaSpec hpa = spec(1, 100);
-  hpa.scaleUp.select = SelectPolicy::Min;
-  EXPECT_EQ(sync(hpa, 10, 500, memory, kStart).desiredReplicas, 14) << "min(10 + 4, 10 x 2)";
+  ControllerOptions options;
+  options.downscaleStabilization = seconds(30);
+  const HpaSpec hpa = withDefaultBehavior(spec(1, 10));
+  EXPECT_EQ(sync(hpa, 8, 10, memory, kStart, options).desiredReplicas, 8);
+  EXPECT_EQ(sync(hpa, 8, 10, memory, kStart + seconds(31), options).desiredReplicas, 2);
+}
+
+TEST(HpaModel, TheToleranceFlag) {
+  HpaMemory memory;
+  EXPECT_EQ(sync(spec(1, 10), 10, 54, memory, kStart).desiredReplicas, 10) << "1.08 is within 0.1";
+  ControllerOptions tight;
+  tight.tolerance = 0.05;
   HpaMemory other;
-  hpa.scaleUp.select = SelectPolicy::Disabled;
-  EXPECT_EQ(sync(hpa, 10, 500, other, kStart).desiredReplicas, 10);
+  EXPECT_EQ(sync(spec(1, 20), 10, 54, other, kStart, tight).desiredReplicas, 11);
 }
 
-TEST(HpaModel, AnHpasOwnBehaviorReplacesTheDefaults) {
+TEST(HpaModel, BehaviorReportsScaleUpStabilized) {
   HpaMemory memory;
-  HpaSpec hpa = spec(1, 100);
-  hpa.scaleDown = {seconds(0), SelectPolicy::Max, {{ScalingPolicy::Type::Pods, 1, seconds(60)}}};
-  EXPECT_EQ(sync(hpa, 10, 5, memory, kStart).desiredReplicas, 9) << "one pod per minute";
-  EXPECT_EQ(sync(hpa, 9, 5, memory, kStart + seconds(30)).desiredReplicas, 9);
-  EXPECT_EQ(sync(hpa, 9, 5, memory, kStart + seconds(61)).desiredReplicas, 8);
+  HpaSpec hpa = withDefaultBehavior(spec(1, 20));
+  hpa.behavior->scaleUp.stabilizationWindow = seconds(60);
+  EXPECT_EQ(sync(hpa, 4, 50, memory, kStart).desiredReplicas, 4);
+  const auto held = sync(hpa, 4, 100, memory, kStart + seconds(15));  // wants 8
+  EXPECT_EQ(held.desiredReplicas, 4) << "the 4 of 15 s ago is the lowest in the 60 s window";
+  EXPECT_EQ(find(held, "AbleToScale")->reason, "ScaleUpStabilized");
+}
+
+TEST(HpaModel, PolicyPeriodsCountMovesBothWays) {
+  // kubernetes#108354: 6 replicas after +4 and -2 within the period: it started at 4, so 300 %
+  // allows 16, not 24 (counting the rise alone) or 8 (counting nothing).
+  HpaSpec hpa = withDefaultBehavior(spec(1, 100));
+  hpa.behavior->scaleUp = {seconds(0), SelectPolicy::Max, {{ScalingPolicy::Type::Percent, 300, seconds(300)}}};
+  hpa.behavior->scaleDown.stabilizationWindow = seconds(0);
+  HpaMemory memory;
+  memory.recommendations.emplace();
+  memory.scaleUpEvents = {{kStart - seconds(60), 4}};
+  memory.scaleDownEvents = {{kStart - seconds(30), 2}};
+  EXPECT_EQ(sync(hpa, 6, 200, memory, kStart).desiredReplicas, 16);
+}
+
+TEST(HpaModel, ObjectValueFromZeroProposesTheRatioWithoutTolerance) {
+  HpaMemory memory;
+  SyncInput input{spec(0, 10), 0, std::nullopt, kStart, {}};
+  MetricInput queue{10, 10.5, "external metric queue_depth"};
+  queue.source = MetricSource::External;
+  queue.targetType = TargetType::Value;
+  input.metrics = {queue};
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 2) << "ceil(1.05), tolerance or not";
+}
+
+TEST(HpaModel, AnUnreadableMetricSaysWhichAndStopsScaling) {
+  HpaMemory memory;
+  const auto result = sync(spec(1, 10), 4, std::nullopt, memory, kStart);
+  EXPECT_EQ(result.desiredReplicas, 4);
+  EXPECT_FALSE(find(result, "ScalingActive")->status);
+  EXPECT_EQ(find(result, "ScalingActive")->reason, "FailedGetResourceMetric");
+  EXPECT_THAT(find(result, "ScalingActive")->message, ::testing::StartsWith("the HPA was unable to compute the replica count: "));
+  ASSERT_EQ(result.events.size(), 2u);
+  EXPECT_EQ(result.events[0].reason, "FailedGetResourceMetric");
+  EXPECT_EQ(result.events[1].reason, "FailedComputeMetricsReplicas");
+}
+
+TEST(HpaModel, PendingPodsCountAsIdleOnAScaleUp) {
+  // 4 replicas of which 2 still starting (Pending, no metrics); the 2 ready ones at 100 % of a
+  // 50 % target. Counting the starting ones as idle: 200 / 4 = 50 %: no scale-up yet.
+  HpaMemory memory;
+  SyncInput input{spec(1, 20), 4, 100, kStart, {}};
+  const Pod ready{Pod::Phase::Running, true, false, kStart - seconds(600), kStart - seconds(590)};
+  const Pod starting{Pod::Phase::Pending, false, false, kStart - seconds(5), kStart - seconds(5)};
+  input.pods = {ready, ready, starting, starting};
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 4);
+  input.utilizationPercent = 200;  // 400 / 4 = 100 %: twice the target
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 8);
+}
+
+TEST(HpaModel, AFreshlyReadyPodsCpuIsNotTrustedWithinTheInitializationPeriod) {
+  HpaMemory memory;
+  SyncInput input{spec(1, 20), 2, 100, kStart, {}};
+  const Pod old{Pod::Phase::Running, true, false, kStart - seconds(600), kStart - seconds(590)};
+  const Pod fresh{Pod::Phase::Running, true, false, kStart - seconds(20), kStart - seconds(5)};  // ready 5 s ago
+  input.pods = {old, fresh};
+  // The fresh pod's reading falls in its first metrics window: it counts as idle: 50 %, no move.
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 2);
+  input.now = kStart + seconds(30);
+  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 4) << "a window after it went ready, its CPU counts";
 }
 
 TEST(HpaModel, MissingTargetAndZeroReplicas) {
   HpaMemory memory;
   const auto missing = syncHpa({spec(1, 10), std::nullopt, 50, kStart, {}}, memory);
-  EXPECT_FALSE(find(missing, "ScalingActive")->status);
-  EXPECT_EQ(find(missing, "ScalingActive")->reason, "FailedGetScale");
-  EXPECT_EQ(missing.event->reason, "FailedGetScale");
+  EXPECT_FALSE(find(missing, "AbleToScale")->status);
+  EXPECT_EQ(find(missing, "AbleToScale")->reason, "FailedGetScale");
+  EXPECT_EQ(missing.events.at(0).reason, "FailedGetScale");
   const auto zero = sync(spec(1, 10), 0, 50, memory, kStart);
   EXPECT_EQ(find(zero, "ScalingActive")->reason, "ScalingDisabled");
   EXPECT_FALSE(zero.rescaled);
@@ -127,6 +205,7 @@ TEST(HpaModel, MissingTargetAndZeroReplicas) {
 TEST(HpaModel, LoadModel) {
   EXPECT_DOUBLE_EQ(utilizationFromDemand(6, 3, 50), 100);
   EXPECT_DOUBLE_EQ(utilizationFromDemand(6, 0, 50), 0);
+  EXPECT_DOUBLE_EQ(metricFromDemand(10, 4, 25), 62.5);
 }
 
 TEST(HpaModel, RandomInputsStayInRangeAndAreDeterministic) {
@@ -134,7 +213,8 @@ TEST(HpaModel, RandomInputsStayInRangeAndAreDeterministic) {
   for (int round = 0; round < 2000; ++round) {
     const int min = std::uniform_int_distribution<int>(1, 5)(random);
     const int max = min + std::uniform_int_distribution<int>(0, 50)(random);
-    const HpaSpec hpa = spec(min, max, std::uniform_int_distribution<int>(10, 90)(random));
+    HpaSpec hpa = spec(min, max, std::uniform_int_distribution<int>(10, 90)(random));
+    if (round % 2) hpa.behavior = Behavior{};
     HpaMemory first, second;
     int current = std::uniform_int_distribution<int>(1, 60)(random);
     TimePoint now = kStart;
@@ -145,7 +225,9 @@ TEST(HpaModel, RandomInputsStayInRangeAndAreDeterministic) {
       ASSERT_EQ(a.desiredReplicas, b.desiredReplicas);
       ASSERT_GE(a.desiredReplicas, min);
       ASSERT_LE(a.desiredReplicas, max);
-      if (std::abs(utilization / hpa.targetUtilization - 1) <= 0.1 && current >= min && current <= max) {
+      // With behavior, within the tolerance nothing moves; the legacy path may still rise to a
+      // higher recommendation of its window.
+      if (hpa.behavior && std::abs(std::floor(utilization) / hpa.targetUtilization - 1) <= 0.1 && current >= min && current <= max) {
         ASSERT_EQ(a.desiredReplicas, current) << "within tolerance nothing moves";
       }
       current = a.desiredReplicas;
@@ -154,35 +236,34 @@ TEST(HpaModel, RandomInputsStayInRangeAndAreDeterministic) {
   }
 }
 
-}  // namespace
 TEST(HpaModel, TheLargestProposalOverTheMetricsWinsAndNamesItsMetric) {
   HpaMemory memory;
-  // CPU at 20 % of a 50 % target wants 2, requests at 25 per pod against 10 want 10.
   SyncInput input{spec(1, 20), 4, std::nullopt, kStart, {}};
-  input.metrics = {{50, 20, "cpu resource utilization (percentage of request)"},
-                   {10, 25, "pods metric http_requests_per_second"}};
+  MetricInput requests{10, 25, "pods metric http_requests_per_second"};
+  requests.source = MetricSource::Pods;
+  requests.targetType = TargetType::AverageValue;
+  input.metrics = {{50, 20, "cpu resource utilization (percentage of request)"}, requests};
   const SyncResult result = syncHpa(input, memory);
-  EXPECT_EQ(result.desiredReplicas, 8);  // 4 -> 10 wanted, the scale-up limit allows 8
-  EXPECT_THAT(result.event->message, ::testing::HasSubstr("pods metric http_requests_per_second above target"));
+  EXPECT_EQ(result.desiredReplicas, 8);  // 4 -> 10 wanted, the legacy limit allows 2 x 4
+  EXPECT_THAT(result.events.at(0).message, ::testing::HasSubstr("pods metric http_requests_per_second above target"));
   EXPECT_THAT(find(result, "ScalingActive")->message, ::testing::HasSubstr("http_requests_per_second"));
 }
 
 TEST(HpaModel, AMissingMetricStopsScaleDownButNotScaleUp) {
   HpaMemory memory;
+  memory.recommendations.emplace();
   SyncInput input{spec(1, 20), 6, std::nullopt, kStart, {}};
-  input.metrics = {{50, 10, "cpu resource utilization (percentage of request)"},
-                   {10, std::nullopt, "external metric queue_depth"}};
-  EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 6);  // CPU alone would go to 2
+  MetricInput queue{10, std::nullopt, "external metric queue_depth"};
+  queue.source = MetricSource::External;
+  queue.targetType = TargetType::Value;
+  queue.name = "queue_depth";
+  input.metrics = {{50, 10, "cpu resource utilization (percentage of request)"}, queue};
+  const SyncResult down = syncHpa(input, memory);
+  EXPECT_EQ(down.desiredReplicas, 6);  // CPU alone would go to 2
+  EXPECT_EQ(find(down, "ScalingActive")->reason, "FailedGetExternalMetric");
   input.metrics[0].current = 100;
   EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 12);
-  input.metrics[0].current.reset();
-  const SyncResult none = syncHpa(input, memory);
-  EXPECT_FALSE(find(none, "ScalingActive")->status);
 }
 
-TEST(HpaModel, EveryMetricReadsTargetTimesDemandOverReplicas) {
-  EXPECT_DOUBLE_EQ(metricFromDemand(10, 4, 25), 62.5);
-  EXPECT_DOUBLE_EQ(metricFromDemand(10, 0, 25), 0);
-}
-
+}  // namespace
 }  // namespace fedhpa::sim
