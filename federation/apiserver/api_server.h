@@ -19,6 +19,17 @@
 
 namespace fedhpa::apiserver {
 
+// A subresource the embedding program serves, as kube-apiserver's REST storage serves
+// serviceaccounts/token: a POST to .../<resource>/<name>/<subresource> is answered, once
+// authenticated and authorized, with `create`'s result as a 201. `create` gets the object's
+// namespace and name and the decoded body, and throws api::ApiError for what it refuses.
+struct CreateSubresource {
+  std::string group;
+  std::string resource;
+  std::string subresource;
+  std::function<nlohmann::json(const std::string& namespaceName, const std::string& name, nlohmann::json body)> create;
+};
+
 struct ApiServerOptions {
   http::ServerOptions http;
   // Namespaces that exist from the start, as kube-apiserver creates default, kube-system, kube-public.
@@ -39,6 +50,7 @@ struct ApiServerOptions {
   // kube-apiserver's --watch-cache: lists and watches served from a cache in front of the storage
   // (its resourcePrefixes are filled in from the served resources). nullopt: straight to storage.
   std::optional<storage::CacherOptions> watchCache = storage::CacherOptions{};
+  std::vector<CreateSubresource> createSubresources;
 };
 
 class ApiServer {

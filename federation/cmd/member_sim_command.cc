@@ -17,8 +17,12 @@ int memberSimMain(int argc, char** argv) {
   std::string syncPeriod;
   std::string latency;
   std::string latencyJitter;
+  std::string authorizationMode = "AlwaysAllow";
+  std::string maxTokenExpiration;
+  std::string minTokenExpiration;
   ServeFlags serve;
   sim::MemberSimulatorOptions options;
+  std::optional<std::chrono::seconds> testingMinimum;
   po::options_description description(
       "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s] [--latency 0s] [--latency-jitter 0s]");
   description.add_options()
@@ -27,7 +31,13 @@ int memberSimMain(int argc, char** argv) {
       ("name", po::value<std::string>(&options.name)->default_value("member1"), "the simulated cluster's name (events, logs)")
       ("hpa-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"), "how often the HPA controller syncs")
       ("latency", po::value<std::string>(&latency), "delay every request by this long before serving it")
-      ("latency-jitter", po::value<std::string>(&latencyJitter), "add a uniformly random extra delay of up to this long");
+      ("latency-jitter", po::value<std::string>(&latencyJitter), "add a uniformly random extra delay of up to this long")
+      ("authorization-mode", po::value<std::string>(&authorizationMode)->default_value("AlwaysAllow"),
+       "AlwaysAllow, or RBAC (kube's bootstrap roles; system:masters is never denied)")
+      ("service-account-max-token-expiration", po::value<std::string>(&maxTokenExpiration),
+       "the longest lifetime of a token from serviceaccounts/<name>/token; longer requests are cut to it (default: no cap)")
+      ("testing-min-token-expiration", po::value<std::string>(&minTokenExpiration),
+       "FOR TESTS ONLY: the shortest token lifetime a TokenRequest may ask for (kube, and the default: 10m)");
   addServeFlags(description, serve);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
@@ -48,6 +58,23 @@ int memberSimMain(int argc, char** argv) {
     }
     *out = *duration;
   }
+  if (authorizationMode == "RBAC") {
+    options.authorization = apiserver::authz::AuthorizationMode::Rbac;
+  } else if (authorizationMode != "AlwaysAllow") {
+    std::cerr << "error: --authorization-mode: want AlwaysAllow or RBAC, got " << authorizationMode << "\n";
+    return kUsageError;
+  }
+  for (auto [flag, text, out] : {std::tuple{"--service-account-max-token-expiration", &maxTokenExpiration, &options.tokenLifetimes.maximum},
+                                 std::tuple{"--testing-min-token-expiration", &minTokenExpiration, &testingMinimum}}) {
+    if (text->empty()) continue;
+    const auto duration = parseDurationFlag(*text);
+    if (!duration || duration->count() < 1000) {
+      std::cerr << "error: " << flag << ": want a duration of at least 1s (" << kDurationSyntax << "), got " << *text << "\n";
+      return kUsageError;
+    }
+    *out = std::chrono::duration_cast<std::chrono::seconds>(*duration);
+  }
+  if (testingMinimum) options.tokenLifetimes.minimum = *testingMinimum;
   if (const auto error = httpOptionsFrom(listen, serve, options.http)) {
     std::cerr << "error: " << *error << "\n";
     return kUsageError;
