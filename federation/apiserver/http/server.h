@@ -48,8 +48,9 @@ struct ServerOptions {
   std::optional<std::string> clientCaFile;   // x509 client certificates: user = CN, groups = O
   std::optional<std::string> tokenAuthFile;  // kube-apiserver's static token CSV
   // Bearer tokens the embedding program checks (the member-sim's service-account tokens), after
-  // tokenAuthFile's. A request whose bearer token no authenticator accepts gets a 401, as from
-  // kube-apiserver, even where requests without credentials are let through.
+  // tokenAuthFile's. Where authentication is required (a client CA or a token file), a request
+  // whose bearer token no authenticator accepts gets a 401 on every path, as from kube-apiserver;
+  // a server without either lets it through as anonymous, like any request there.
   std::function<std::optional<UserInfo>(const std::string& token)> bearerTokenAuthenticator;
   std::vector<std::string> publicPaths = {"/healthz", "/livez", "/readyz"};
 };

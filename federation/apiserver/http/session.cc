@@ -377,7 +377,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     const bool isPublic = std::find(context_.options.publicPaths.begin(), context_.options.publicPaths.end(),
                                     request.path) != context_.options.publicPaths.end();
     const bool headOnly = request.method == "HEAD";
-    if (rejectedToken || (context_.authenticationRequired && !request.user && !isPublic)) {
+    if (context_.authenticationRequired && (rejectedToken || (!request.user && !isPublic))) {
       respond(statusResponse(api::ApiError::unauthorized()), keepAlive, requestNumber_, headOnly);
       return;
     }

@@ -132,7 +132,8 @@ TEST_F(MemberSimRbacTest, TokenRequestForAMissingAccountOrABoundObjectIsAStatus)
 }
 
 // Without flags (what `fedhpa up` ran before): no credential needed, everything allowed, and
-// service-account tokens still authenticate.
+// service-account tokens still authenticate; one it cannot verify (a restarted member-sim's key
+// is new) counts as no credential, as on any unauthenticated member-sim.
 TEST(MemberSimDefaults, AnonymousRequestsAreServedAndTokensStillAuthenticate) {
   MemberSimulatorOptions options;
   options.hpaSyncPeriod = std::chrono::hours(1);
@@ -149,7 +150,7 @@ TEST(MemberSimDefaults, AnonymousRequestsAreServedAndTokensStillAuthenticate) {
   ASSERT_EQ(review.status, 201) << review.body;
   EXPECT_EQ(review.json()["status"]["allowed"], true);
   EXPECT_EQ(call(port, "GET", "/api/v1/namespaces/default/secrets", "",
-                 {{"Authorization", "Bearer " + token + "x"}}).status, 401);
+                 {{"Authorization", "Bearer " + token + "x"}}).status, 200);
 }
 
 // Shutdown order under RBAC: the faults layer is made before the API server and so outlives it,
