@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "clusters/client/cluster_registry.h"
+#include "clusters/client/rest_client.h"
 #include "federation/api/machinery/base64.h"
 
 namespace fedhpa::clusters {
@@ -120,6 +121,34 @@ json joinCluster(KubeClient& federation, const std::string& name, const RestConf
     if (createdSecret) federation.remove(kSecrets, kFederationNamespace, name);  // leave nothing half-joined
     throw;
   }
+}
+
+RestConfig storedConfig(const RestConfig& member, const std::string& token) {
+  RestConfig stored;
+  stored.server = member.server;
+  stored.caPem = member.caPem;
+  stored.insecureSkipTlsVerify = member.insecureSkipTlsVerify;
+  stored.bearerToken = token;
+  return stored;
+}
+
+IssuedToken joinMember(KubeClient& federation, const std::string& name, const RestConfig& memberAdmin,
+                       std::chrono::seconds tokenLifetime) {
+  IssuedToken issued;
+  try {
+    RestClient member(memberAdmin);
+    applyMemberIdentity(member, memberIdentityPlan());
+    issued = requestMemberToken(member, tokenLifetime);
+    // What the federation will hold must work before the federation is told of the member.
+    RestClient asFederation(storedConfig(memberAdmin, issued.token));
+    verifyMemberAccess(asFederation);
+  } catch (const ClientError& error) {
+    throw ClientError(error.kind(), error.code(), error.reason(), "member " + name + ": " + error.what());
+  }
+  std::map<std::string, std::string> annotations;
+  if (!issued.expirationTimestamp.empty()) annotations[kTokenExpirationAnnotation] = issued.expirationTimestamp;
+  joinCluster(federation, name, storedConfig(memberAdmin, issued.token), annotations);
+  return issued;
 }
 
 void unjoinCluster(KubeClient& federation, const std::string& name) {

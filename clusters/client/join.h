@@ -3,12 +3,14 @@
 // credential in that kubeconfig is the member identity's (member_identity.h), never the operator's.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "clusters/client/kube_client.h"
 #include "clusters/client/kubeconfig.h"
+#include "clusters/client/member_identity.h"
 
 namespace fedhpa::clusters {
 
@@ -27,6 +29,16 @@ json clusterObject(const std::string& name, const std::string& server);
 // the Cluster cannot be written. Throws ClientError.
 json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& stored,
                  const std::map<std::string, std::string>& secretAnnotations = {});
+// The member's address and CA from the operator's context, with `token` and no other credential.
+RestConfig storedConfig(const RestConfig& member, const std::string& token);
+
+// `fedhpa join` whole: with the operator's credential for the member (memberAdmin) creates the
+// member identity there, takes a token of it for tokenLifetime, checks that token works, and only
+// then writes the Secret (that token, the member's CA) and the Cluster. Returns the token taken.
+// Throws ClientError; one from the member has a message that starts "member NAME: ".
+IssuedToken joinMember(KubeClient& federation, const std::string& name, const RestConfig& memberAdmin,
+                       std::chrono::seconds tokenLifetime);
+
 // Deletes the Cluster and its Secret; a part already gone is no error.
 void unjoinCluster(KubeClient& federation, const std::string& name);
 

@@ -6,7 +6,6 @@
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/join.h"
-#include "clusters/client/member_identity.h"
 #include "clusters/client/rest_client.h"
 #include "federation/cmd/flags.h"
 #include "federation/common/duration.h"
@@ -81,33 +80,18 @@ int run(const JoinFlags& flags, const std::function<std::string(clusters::KubeCl
   return 1;
 }
 
-// The member's address and CA from the operator's context, and none of its credential.
-clusters::RestConfig storedConfig(const clusters::RestConfig& member, const std::string& token) {
-  clusters::RestConfig stored;
-  stored.server = member.server;
-  stored.caPem = member.caPem;
-  stored.insecureSkipTlsVerify = member.insecureSkipTlsVerify;
-  stored.bearerToken = token;
-  return stored;
-}
-
-// A member's error, said to be the member's (the federation's errors are printed as they come).
-clusters::ClientError inMember(const std::string& name, const clusters::ClientError& error) {
-  return clusters::ClientError(error.kind(), error.code(), error.reason(), "member " + name + ": " + error.what());
-}
-
 std::string joinDryRun(const JoinFlags& flags, const clusters::RestConfig& member) {
   std::vector<json> objects;
   for (const auto& planned : clusters::memberIdentityPlan()) objects.push_back(planned.object);
   const std::string placeholder = "<token of system:serviceaccount:" + std::string(clusters::kMemberNamespace) + ":" +
                                   clusters::kMemberServiceAccount + ", " + flags.tokenLifetime + ">";
-  objects.push_back(clusters::kubeconfigSecret(flags.name, storedConfig(member, placeholder),
+  objects.push_back(clusters::kubeconfigSecret(flags.name, clusters::storedConfig(member, placeholder),
                                                {{clusters::kTokenExpirationAnnotation, "<when the token expires>"}}));
   objects.push_back(clusters::clusterObject(flags.name, member.server));
   return "# in the member (context " + flags.clusterContext + "): the first " + std::to_string(objects.size() - 2) +
          "; in the federation (context " + flags.hostContext + "): the Secret (its kubeconfig shown decoded below) and the Cluster\n" +
          clusters::yamlDocuments(objects) + "# kubeconfig in the Secret:\n" +
-         clusters::flattenedKubeconfig(flags.name, storedConfig(member, placeholder)) + "\n";
+         clusters::flattenedKubeconfig(flags.name, clusters::storedConfig(member, placeholder)) + "\n";
 }
 
 }  // namespace
@@ -135,21 +119,8 @@ int joinMain(int argc, char** argv) {
     }
   }
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig& config) {
-    const clusters::RestConfig memberConfig = config.resolve(flags.clusterContext);
-    clusters::RestClient member(memberConfig);
-    clusters::IssuedToken issued;
-    try {
-      clusters::applyMemberIdentity(member, clusters::memberIdentityPlan());
-      issued = clusters::requestMemberToken(member, std::chrono::duration_cast<std::chrono::seconds>(*lifetime));
-      // What the federation will hold must work before the federation is told of the member.
-      clusters::RestClient asFederation(storedConfig(memberConfig, issued.token));
-      clusters::verifyMemberAccess(asFederation);
-    } catch (const clusters::ClientError& error) {
-      throw inMember(flags.name, error);
-    }
-    std::map<std::string, std::string> annotations;
-    if (!issued.expirationTimestamp.empty()) annotations[clusters::kTokenExpirationAnnotation] = issued.expirationTimestamp;
-    clusters::joinCluster(federation, flags.name, storedConfig(memberConfig, issued.token), annotations);
+    const clusters::IssuedToken issued = clusters::joinMember(
+        federation, flags.name, config.resolve(flags.clusterContext), std::chrono::duration_cast<std::chrono::seconds>(*lifetime));
     return "cluster.federation/" + flags.name + " joined as system:serviceaccount:" + clusters::kMemberNamespace + ":" +
            clusters::kMemberServiceAccount + (issued.expirationTimestamp.empty() ? "" : ", token until " + issued.expirationTimestamp);
   });
