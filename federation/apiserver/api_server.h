@@ -35,7 +35,9 @@ struct ApiServerOptions {
   // Namespaces that exist from the start, as kube-apiserver creates default, kube-system, kube-public.
   std::vector<std::string> initialNamespaces = {"default", "kube-system", "kube-public", "federation-system"};
   // When set, what the HTTP server calls instead of the API itself, given the API's handler: how
-  // the member-cluster simulator puts its injected latency and freeze in front of it.
+  // the member-cluster simulator puts its injected latency and freeze in front of it. The wrapper
+  // must let the handler go once the server has stopped: the handler (RBAC's policy cache in it)
+  // watches this server's storage.
   std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
   // Authorization mode and audit log. With RBAC the bootstrap policy is created at construction.
   authz::SecurityOptions security;

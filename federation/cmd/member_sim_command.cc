@@ -24,7 +24,8 @@ int memberSimMain(int argc, char** argv) {
   sim::MemberSimulatorOptions options;
   std::optional<std::chrono::seconds> testingMinimum;
   po::options_description description(
-      "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s] [--latency 0s] [--latency-jitter 0s]");
+      "fedhpa member-sim --listen 127.0.0.1:PORT [--name member1] [--hpa-sync-period 15s] [--latency 0s] [--latency-jitter 0s]\n"
+      "    [--authorization-mode AlwaysAllow|RBAC] [--service-account-max-token-expiration D] [TLS and authentication flags]");
   description.add_options()
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
       ("port", po::value<int>(), "shorthand for --listen 127.0.0.1:PORT")
