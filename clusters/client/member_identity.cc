@@ -109,7 +109,7 @@ IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime
   const json status = answer.value("status", json::object());
   if (!status.contains("token") || !status["token"].is_string() || status["token"].get<std::string>().empty())
     throw ClientError(ClientError::Kind::Other, 0, "", "the member answered the TokenRequest without a token");
-  return {status["token"], status.value("expirationTimestamp", "")};
+  return {status["token"].get<std::string>(), status.value("expirationTimestamp", "")};
 }
 
 void verifyMemberAccess(KubeClient& asFederation) {
