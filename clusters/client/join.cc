@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "clusters/client/cluster_registry.h"
+#include "clusters/client/rest_client.h"
 #include "federation/api/machinery/base64.h"
 
 namespace fedhpa::clusters {
@@ -31,25 +32,123 @@ std::string flattenedKubeconfig(const std::string& name, const RestConfig& membe
   return out.c_str();
 }
 
-json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& member) {
-  const json secret = {{"apiVersion", "v1"},
-                       {"kind", "Secret"},
-                       {"metadata", {{"name", name}, {"namespace", kFederationNamespace}}},
-                       {"type", "Opaque"},
-                       {"data", {{kKubeconfigSecretKey, api::machinery::encodeBase64(flattenedKubeconfig(name, member))}}}};
-  const json cluster = {{"apiVersion", "federation/v1beta1"},
-                        {"kind", "Cluster"},
-                        {"metadata", {{"name", name}}},
-                        {"spec",
-                         {{"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", member.server}}}},
-                          {"secretRef", {{"name", name}}}}}};
-  federation.create(kSecrets, kFederationNamespace, secret);
+json kubeconfigSecret(const std::string& name, const RestConfig& stored, const std::map<std::string, std::string>& annotations) {
+  json secret = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"metadata", {{"name", name}, {"namespace", kFederationNamespace}}},
+                 {"type", "Opaque"},
+                 {"data", {{kKubeconfigSecretKey, api::machinery::encodeBase64(flattenedKubeconfig(name, stored))}}}};
+  if (!annotations.empty()) secret["metadata"]["annotations"] = annotations;
+  return secret;
+}
+
+json clusterObject(const std::string& name, const std::string& server) {
+  return {{"apiVersion", "federation/v1beta1"},
+          {"kind", "Cluster"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server}}}},
+            {"secretRef", {{"name", name}}}}}};
+}
+
+namespace {
+
+struct Written {
+  json object;  // as the server answered
+  bool created = false;
+};
+
+// Creates `wanted`, or when it exists puts `fields` of it over the current object (an update
+// conditional on the resourceVersion read).
+Written createOrUpdate(KubeClient& client, const Resource& resource, const std::string& ns, const json& wanted,
+                       std::initializer_list<const char*> fields) {
   try {
-    return federation.create(kClusters, "", cluster);
+    return {client.create(resource, ns, wanted), true};
+  } catch (const ClientError& error) {
+    if (error.kind() != ClientError::Kind::AlreadyExists) throw;
+  }
+  json current = client.get(resource, ns, wanted["metadata"]["name"]);
+  for (const char* field : fields) {
+    if (wanted.contains(field)) current[field] = wanted[field];
+    else current.erase(field);
+  }
+  if (wanted["metadata"].contains("annotations"))
+    for (const auto& [key, value] : wanted["metadata"]["annotations"].items()) current["metadata"]["annotations"][key] = value;
+  return {client.update(resource, current), false};
+}
+
+void emitYaml(YAML::Emitter& out, const json& value) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      emitYaml(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    out << YAML::BeginSeq;
+    for (const auto& item : value) emitYaml(out, item);
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    out << YAML::DoubleQuoted << value.get<std::string>();
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << value.dump();  // numbers and booleans as JSON writes them, which YAML reads alike
+  }
+}
+
+}  // namespace
+
+std::string yamlDocuments(const std::vector<json>& objects) {
+  std::string text;
+  for (const auto& object : objects) {
+    YAML::Emitter out;
+    emitYaml(out, object);
+    text += std::string("---\n") + out.c_str() + "\n";
+  }
+  return text;
+}
+
+json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& stored,
+                 const std::map<std::string, std::string>& secretAnnotations) {
+  const bool createdSecret = createOrUpdate(federation, kSecrets, kFederationNamespace,
+                                            kubeconfigSecret(name, stored, secretAnnotations), {"data", "type"})
+                                 .created;
+  try {
+    return createOrUpdate(federation, kClusters, "", clusterObject(name, stored.server), {"spec"}).object;
   } catch (const ClientError&) {
-    federation.remove(kSecrets, kFederationNamespace, name);  // leave nothing half-joined
+    if (createdSecret) federation.remove(kSecrets, kFederationNamespace, name);  // leave nothing half-joined
     throw;
   }
+}
+
+RestConfig storedConfig(const RestConfig& member, const std::string& token) {
+  RestConfig stored;
+  stored.server = member.server;
+  stored.caPem = member.caPem;
+  stored.insecureSkipTlsVerify = member.insecureSkipTlsVerify;
+  stored.bearerToken = token;
+  return stored;
+}
+
+IssuedToken joinMember(KubeClient& federation, const std::string& name, const RestConfig& memberAdmin,
+                       std::chrono::seconds tokenLifetime) {
+  IssuedToken issued;
+  try {
+    RestClient member(memberAdmin);
+    applyMemberIdentity(member, memberIdentityPlan());
+    issued = requestMemberToken(member, tokenLifetime);
+    // What the federation will hold must work before the federation is told of the member.
+    RestClient asFederation(storedConfig(memberAdmin, issued.token));
+    verifyMemberAccess(asFederation);
+  } catch (const ClientError& error) {
+    throw ClientError(error.kind(), error.code(), error.reason(), "member " + name + ": " + error.what());
+  }
+  std::map<std::string, std::string> annotations;
+  if (!issued.expirationTimestamp.empty()) annotations[kTokenExpirationAnnotation] = issued.expirationTimestamp;
+  joinCluster(federation, name, storedConfig(memberAdmin, issued.token), annotations);
+  return issued;
 }
 
 void unjoinCluster(KubeClient& federation, const std::string& name) {

@@ -79,6 +79,15 @@ class KubeClient {
                                              const std::string& resourceVersion, const ListOptions& options) = 0;
   // GET of a non-resource path (/readyz, /healthz); the HTTP status, or ConnectionFailure.
   virtual int probe(const std::string& path) = 0;
+
+  // A POST to a named object's subresource, as client-go's ServiceAccounts().CreateToken sends a
+  // TokenRequest to serviceaccounts/<name>/token: a create whose collection is that path.
+  json createSubresource(const Resource& resource, const std::string& namespaceName, const std::string& name,
+                         const std::string& subresource, const json& body) {
+    Resource target = resource;
+    target.resource += "/" + name + "/" + subresource;
+    return create(target, namespaceName, body);
+  }
 };
 
 }  // namespace fedhpa::clusters

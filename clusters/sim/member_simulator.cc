@@ -6,6 +6,7 @@
 #include "clusters/sim/member_metrics.h"
 
 #include "federation/api/hpa_type.h"
+#include "federation/api/served_types.h"
 #include "federation/api/time.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -26,6 +27,7 @@ std::vector<std::shared_ptr<const api::ResourceType>> memberResources() {
   // kube-apiserver's HPA table, without the federation's per-cluster column.
   for (auto& type : resources)
     if (type->names().resource == "horizontalpodautoscalers") type = api::horizontalPodAutoscalerType(false);
+  resources.push_back(api::serviceAccountType());
   return resources;
 }
 
@@ -92,8 +94,18 @@ json conditionsJson(const std::vector<Condition>& conditions, const json& previo
   return out;
 }
 
-apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& options, std::shared_ptr<NetworkFaults> faults) {
-  apiserver::ApiServerOptions out{options.http, {"default", "kube-system", "kube-public"}, {}, {}};
+apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& options, std::shared_ptr<NetworkFaults> faults,
+                                             ServiceAccountTokens& tokens) {
+  apiserver::ApiServerOptions out;
+  out.http = options.http;
+  out.initialNamespaces = {"default", "kube-system", "kube-public"};
+  out.security.mode = options.authorization;
+  out.security.controllerManagerRoles = false;
+  out.http.bearerTokenAuthenticator = [&tokens](const std::string& token) { return tokens.authenticate(token); };
+  out.createSubresources.push_back({"", "serviceaccounts", "token",
+                                    [&tokens](const std::string& ns, const std::string& name, json body) {
+                                      return tokens.issue(ns, name, std::move(body));
+                                    }});
   out.wrapHandler = [faults = std::move(faults)](std::shared_ptr<apiserver::http::Handler> api) {
     faults->setInner(std::move(api));
     return std::shared_ptr<apiserver::http::Handler>(faults);
@@ -105,13 +117,29 @@ apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& optio
 
 MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
     : options_(std::move(options)),
+      tokens_(time_, [this](const std::string& ns, const std::string& name) { return serviceAccountUid(ns, name); },
+              options_.tokenLifetimes),
       faults_(std::make_shared<NetworkFaults>(
           NetworkFaultOptions{options_.latency, options_.latencyJitter, std::max(1, options_.http.threads)})),
       server_(std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}), memberResources(),
-                                                     apiServerOptions(options_, faults_))),
+                                                     apiServerOptions(options_, faults_, tokens_))),
       hpas_(storeOf(*server_, "autoscaling", "horizontalpodautoscalers")),
       deployments_(storeOf(*server_, "apps", "deployments")),
-      events_(storeOf(*server_, "", "events")) {}
+      events_(storeOf(*server_, "", "events")) {
+  serviceAccounts_ = &storeOf(*server_, "", "serviceaccounts");
+}
+
+std::optional<std::string> MemberSimulator::serviceAccountUid(const std::string& namespaceName, const std::string& name) {
+  if (!serviceAccounts_) return std::nullopt;
+  try {
+    const json account = serviceAccounts_->get(namespaceName, name);
+    if (account["metadata"].contains("deletionTimestamp")) return std::nullopt;
+    return apiserver::metaString(account, "uid");
+  } catch (const api::ApiError& error) {
+    if (error.code() == 404) return std::nullopt;
+    throw;
+  }
+}
 
 MemberSimulator::~MemberSimulator() { stop(); }
 
@@ -132,6 +160,9 @@ void MemberSimulator::stop() {
   // answer it.
   faults_->shutdown();
   server_->stop();
+  // The faults outlive the server (they were made first): the API handler they hold (and with it
+  // RBAC's policy cache, which watches the server's storage) must go while the storage is there.
+  faults_->setInner(nullptr);
 }
 
 void MemberSimulator::run() {

@@ -16,7 +16,9 @@
 
 #include "clusters/sim/model/hpa_model.h"
 #include "clusters/sim/network_faults.h"
+#include "clusters/sim/service_account_tokens.h"
 #include "federation/apiserver/api_server.h"
+#include "federation/common/time_source.h"
 
 namespace fedhpa::sim {
 
@@ -34,6 +36,11 @@ struct MemberSimulatorOptions {
   std::chrono::milliseconds latency{0};
   std::chrono::milliseconds latencyJitter{0};
   apiserver::http::ServerOptions http;
+  // AlwaysAllow (the default, what `fedhpa up` ran before) or RBAC over the same bootstrap policy
+  // as the federation API server's, plus whatever RBAC objects are created in the member.
+  apiserver::authz::AuthorizationMode authorization = apiserver::authz::AuthorizationMode::AlwaysAllow;
+  // The tokens of the serviceaccounts/token subresource, which the member always authenticates.
+  TokenLifetimes tokenLifetimes;
 };
 
 class MemberSimulator {
@@ -59,10 +66,15 @@ class MemberSimulator {
   void run();
   void syncDeployments(TimePoint now);
   std::vector<Pod> podsOf(const nlohmann::json& deployment, TimePoint now);
+  std::optional<std::string> serviceAccountUid(const std::string& namespaceName, const std::string& name);
   void syncHpa(const nlohmann::json& hpa, TimePoint now);
   void recordEvent(const nlohmann::json& object, const SyncResult::Event& event, TimePoint now);
 
   MemberSimulatorOptions options_;
+  RealTimeSource time_;  // tokens' issue and expiry times
+  // Before the server: its authenticator and token subresource use them until it stops.
+  ServiceAccountTokens tokens_;
+  apiserver::ResourceStore* serviceAccounts_ = nullptr;
   std::shared_ptr<NetworkFaults> faults_;
   std::unique_ptr<apiserver::ApiServer> server_;
   apiserver::ResourceStore& hpas_;

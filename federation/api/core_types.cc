@@ -1,4 +1,4 @@
-// core v1 Namespace, Secret and Event, and coordination.k8s.io/v1 Lease.
+// core v1 Namespace, Secret, Event and ServiceAccount, and coordination.k8s.io/v1 Lease.
 #include "federation/api/basic_resource_type.h"
 #include "federation/common/ascii.h"
 #include "federation/api/karmada_types.h"
@@ -85,6 +85,32 @@ class SecretType : public BasicResourceType {
   json tableCells(const json& internal, Clock::time_point now) const override {
     return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/type"),
                         internal.value("data", json::object()).size(), ageOf(internal, now)});
+  }
+};
+
+Schema serviceAccountSchema() {
+  const Schema reference = Schema::object({{"name", Schema::string().describe("Name of the referent.")}});
+  return topLevel({{"secrets", Schema::arrayOf(Schema::any()).describe("Secrets of legacy token credentials (none are made).")},
+                   {"imagePullSecrets", Schema::arrayOf(reference).describe("Secrets for pulling the images of its pods.")},
+                   {"automountServiceAccountToken",
+                    Schema::boolean().describe("Whether its pods get a token mounted by default.")}})
+      .describe("An identity for processes: its tokens come from the token subresource (a TokenRequest).");
+}
+
+// Served by the member-sim only: its token subresource is answered by the member-sim's issuer.
+class ServiceAccountType : public BasicResourceType {
+ public:
+  ServiceAccountType()
+      : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, {"sa"},
+                                        {}, allVerbs(), {{"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}}},
+                          {{"v1", serviceAccountSchema()}},
+                          NameRule::DnsSubdomain) {}
+  std::vector<TableColumn> tableColumns() const override {
+    return {nameColumn(), {"Secrets", "string", "", "The number of legacy token secrets", 0}, ageColumn()};
+  }
+  json tableCells(const json& internal, Clock::time_point now) const override {
+    return json::array({stringAt(internal, "/metadata/name"), internal.value("secrets", json::array()).size(),
+                        ageOf(internal, now)});
   }
 };
 
@@ -198,6 +224,7 @@ std::shared_ptr<const ResourceType> namespaceType() { return std::make_shared<Na
 std::shared_ptr<const ResourceType> secretType() { return std::make_shared<SecretType>(); }
 std::shared_ptr<const ResourceType> eventType() { return std::make_shared<EventType>(); }
 std::shared_ptr<const ResourceType> leaseType() { return std::make_shared<LeaseType>(); }
+std::shared_ptr<const ResourceType> serviceAccountType() { return std::make_shared<ServiceAccountType>(); }
 
 std::vector<std::shared_ptr<const ResourceType>> federationResources() {
   std::vector<std::shared_ptr<const ResourceType>> all = {

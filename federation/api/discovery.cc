@@ -28,7 +28,7 @@ json aggregatedResource(const ResourceNames& names, const std::string& version) 
   for (const auto& sub : names.subresources)
     subresources.push_back({{"subresource", sub.name},
                             {"responseKind", responseKind(sub.group, sub.version.empty() ? version : sub.version, sub.kind)},
-                            {"verbs", {"get", "patch", "update"}}});
+                            {"verbs", sub.verbs}});
   if (!subresources.empty()) resource["subresources"] = subresources;
   return resource;
 }
@@ -117,7 +117,7 @@ json legacyResourceList(const Resources& resources, const std::string& group, co
     list.push_back(entry);
     for (const auto& sub : names.subresources) {
       json subEntry = {{"name", names.resource + "/" + sub.name}, {"singularName", ""}, {"namespaced", names.namespaced},
-                       {"kind", sub.kind}, {"verbs", {"get", "patch", "update"}}};
+                       {"kind", sub.kind}, {"verbs", sub.verbs}};
       if (sub.group != names.group) {
         subEntry["group"] = sub.group;
         subEntry["version"] = sub.version;

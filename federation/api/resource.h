@@ -30,6 +30,7 @@ struct TableColumn {
 struct SubresourceInfo {
   std::string name;         // "status", "scale"
   std::string group, version, kind;  // responseKind
+  std::vector<std::string> verbs = {"get", "patch", "update"};
 };
 
 struct ResourceNames {

@@ -15,6 +15,8 @@ std::shared_ptr<const ResourceType> namespaceType();
 std::shared_ptr<const ResourceType> secretType();
 std::shared_ptr<const ResourceType> eventType();
 std::shared_ptr<const ResourceType> leaseType();
+// core/v1 ServiceAccount with its token subresource; the member-sim serves it, the federation does not.
+std::shared_ptr<const ResourceType> serviceAccountType();
 std::shared_ptr<const ResourceType> roleType();
 std::shared_ptr<const ResourceType> clusterRoleType();
 std::shared_ptr<const ResourceType> roleBindingType();

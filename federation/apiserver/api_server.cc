@@ -121,6 +121,7 @@ class ApiServer::Dispatcher : public http::Handler {
              const ApiServerOptions& options)
       : resources_(std::move(resources)),
         rest_(storage, resources_, watches_, options.minRequestTimeout),
+        createSubresources_(options.createSubresources),
         inflight_(options.maxRequestsInflight, options.maxMutatingRequestsInflight),
         heavyRequests_(options.heavyRequestWorkers) {}
 
@@ -164,6 +165,12 @@ class ApiServer::Dispatcher : public http::Handler {
   void serve(const http::Request& request, const std::optional<RequestInfo>& info,
              const std::shared_ptr<MeteredResponder>& responder) {
     try {
+      if (info && info->verb == "create" && !info->subresource.empty()) {
+        if (const CreateSubresource* served = createSubresource(*info)) {
+          responder->respond(jsonResponse(201, served->create(info->namespaceName, info->name, decodeObjectBody(request))));
+          return;
+        }
+      }
       if (info) {
         rest_.handle(*info, request, responder);
         if (info->verb == "delete" && info->resource == "namespaces" && info->group.empty())
@@ -224,6 +231,13 @@ class ApiServer::Dispatcher : public http::Handler {
   RestHandler& rest() { return rest_; }
 
  private:
+  const CreateSubresource* createSubresource(const RequestInfo& info) const {
+    for (const auto& served : createSubresources_)
+      if (served.group == info.group && served.resource == info.resource && served.subresource == info.subresource)
+        return &served;
+    return nullptr;
+  }
+
   http::Response handleNonResource(const http::Request& request) {
     const std::string& path = request.path;
     if (request.method != "GET" && request.method != "HEAD")
@@ -280,6 +294,7 @@ class ApiServer::Dispatcher : public http::Handler {
   WatchRegistry watches_;
   RestHandler rest_;
   RequestMetrics metrics_;
+  std::vector<CreateSubresource> createSubresources_;
   InflightLimits inflight_;
   WorkerPool heavyRequests_;  // last: joined before what its jobs use goes away
 };
@@ -306,7 +321,9 @@ ApiServer::ApiServer(std::unique_ptr<storage::Storage> storage,
   if (options_.security.mode == authz::AuthorizationMode::Rbac) {
     const auto stores = rbacStores();
     if (stores.clusterRoles && stores.clusterRoleBindings && stores.roles && stores.roleBindings)
-      authz::ensureBootstrapPolicy(*stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles, *stores.roleBindings);
+      authz::ensureBootstrapPolicy(
+          options_.security.controllerManagerRoles ? authz::bootstrapPolicy() : authz::kubeBootstrapPolicy(),
+          *stores.clusterRoles, *stores.clusterRoleBindings, *stores.roles, *stores.roleBindings);
   }
 }
 

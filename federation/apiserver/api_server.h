@@ -19,12 +19,25 @@
 
 namespace fedhpa::apiserver {
 
+// A subresource the embedding program serves, as kube-apiserver's REST storage serves
+// serviceaccounts/token: a POST to .../<resource>/<name>/<subresource> is answered, once
+// authenticated and authorized, with `create`'s result as a 201. `create` gets the object's
+// namespace and name and the decoded body, and throws api::ApiError for what it refuses.
+struct CreateSubresource {
+  std::string group;
+  std::string resource;
+  std::string subresource;
+  std::function<nlohmann::json(const std::string& namespaceName, const std::string& name, nlohmann::json body)> create;
+};
+
 struct ApiServerOptions {
   http::ServerOptions http;
   // Namespaces that exist from the start, as kube-apiserver creates default, kube-system, kube-public.
   std::vector<std::string> initialNamespaces = {"default", "kube-system", "kube-public", "federation-system"};
   // When set, what the HTTP server calls instead of the API itself, given the API's handler: how
-  // the member-cluster simulator puts its injected latency and freeze in front of it.
+  // the member-cluster simulator puts its injected latency and freeze in front of it. The wrapper
+  // must let the handler go once the server has stopped: the handler (RBAC's policy cache in it)
+  // watches this server's storage.
   std::function<std::shared_ptr<http::Handler>(std::shared_ptr<http::Handler>)> wrapHandler;
   // Authorization mode and audit log. With RBAC the bootstrap policy is created at construction.
   authz::SecurityOptions security;
@@ -39,6 +52,7 @@ struct ApiServerOptions {
   // kube-apiserver's --watch-cache: lists and watches served from a cache in front of the storage
   // (its resourcePrefixes are filled in from the served resources). nullopt: straight to storage.
   std::optional<storage::CacherOptions> watchCache = storage::CacherOptions{};
+  std::vector<CreateSubresource> createSubresources;
 };
 
 class ApiServer {

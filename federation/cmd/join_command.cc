@@ -8,6 +8,7 @@
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "federation/cmd/flags.h"
+#include "federation/common/duration.h"
 #include "federation/controller/deployment_reconciler.h"
 
 namespace fedhpa::cmd {
@@ -23,17 +24,30 @@ struct JoinFlags {
   std::string clusterContext;
   std::string kubeconfig;
   std::string hostContext = "federation-cluster";
+  std::string tokenLifetime = "24h";
+  bool dryRun = false;
 };
 
+enum class Command { Join, Unjoin };
+
 // The flags join and unjoin share, NAME as the first argument; an exit code when parsing ends the command.
-std::optional<int> parseJoinFlags(int argc, char** argv, const char* usage, bool withClusterContext, JoinFlags& flags) {
+std::optional<int> parseJoinFlags(int argc, char** argv, const char* usage, Command command, JoinFlags& flags) {
   po::options_description options(usage);
   options.add_options()
       ("name", po::value<std::string>(&flags.name)->required(), "the member's name in the federation")
       ("kubeconfig", po::value<std::string>(&flags.kubeconfig), "kubeconfig file(s), ':'-separated (default $KUBECONFIG or ~/.kube/config)")
       ("host-context", po::value<std::string>(&flags.hostContext)->default_value("federation-cluster"), "the federation API's context");
-  if (withClusterContext)
-    options.add_options()("cluster-context", po::value<std::string>(&flags.clusterContext)->required(), "the member's context");
+  if (command == Command::Join)
+    options.add_options()
+        ("cluster-context", po::value<std::string>(&flags.clusterContext)->required(),
+         "the member's context: a credential that may create the federation's identity there (namespace, ServiceAccount, RBAC)")
+        ("token-lifetime", po::value<std::string>(&flags.tokenLifetime)->default_value("24h"),
+         "how long the federation's token for the member lasts (the member may cut it; kube's minimum is 10m)")
+        ("dry-run", po::bool_switch(&flags.dryRun), "print (YAML) what join would create, and write nothing");
+  else
+    options.add_options()
+        ("cluster-context", po::value<std::string>(&flags.clusterContext),
+         "the member's context, to delete the federation's identity there (default: NAME, when the kubeconfig has it)");
   po::positional_options_description positional;
   positional.add("name", 1);
   po::variables_map values;
@@ -66,18 +80,53 @@ int run(const JoinFlags& flags, const std::function<std::string(clusters::KubeCl
   return 1;
 }
 
+std::string joinDryRun(const JoinFlags& flags, const clusters::RestConfig& member) {
+  std::vector<json> objects;
+  for (const auto& planned : clusters::memberIdentityPlan()) objects.push_back(planned.object);
+  const std::string placeholder = "<token of system:serviceaccount:" + std::string(clusters::kMemberNamespace) + ":" +
+                                  clusters::kMemberServiceAccount + ", " + flags.tokenLifetime + ">";
+  objects.push_back(clusters::kubeconfigSecret(flags.name, clusters::storedConfig(member, placeholder),
+                                               {{clusters::kTokenExpirationAnnotation, "<when the token expires>"}}));
+  objects.push_back(clusters::clusterObject(flags.name, member.server));
+  return "# in the member (context " + flags.clusterContext + "): the first " + std::to_string(objects.size() - 2) +
+         "; in the federation (context " + flags.hostContext + "): the Secret (its kubeconfig shown decoded below) and the Cluster\n" +
+         clusters::yamlDocuments(objects) + "# kubeconfig in the Secret:\n" +
+         clusters::flattenedKubeconfig(flags.name, clusters::storedConfig(member, placeholder)) + "\n";
+}
+
 }  // namespace
 
 int joinMain(int argc, char** argv) {
   JoinFlags flags;
-  if (const auto exit = parseJoinFlags(argc, argv, "fedhpa join NAME --cluster-context CTX [--kubeconfig K] [--host-context federation-cluster]",
-                                       true, flags))
+  if (const auto exit = parseJoinFlags(
+          argc, argv,
+          "fedhpa join NAME --cluster-context CTX [--kubeconfig K] [--host-context federation-cluster] [--token-lifetime 24h] [--dry-run]",
+          Command::Join, flags))
     return *exit;
+  const auto lifetime = parseDurationFlag(flags.tokenLifetime);
+  if (!lifetime || *lifetime < std::chrono::seconds(1)) {
+    std::cerr << "error: --token-lifetime: want a duration of at least 1s (" << kDurationSyntax << "), got " << flags.tokenLifetime << "\n";
+    return kUsageError;
+  }
+  if (flags.dryRun) {
+    try {
+      const auto config = clusters::loadKubeconfig(kubeconfigFiles(flags.kubeconfig));
+      std::cout << joinDryRun(flags, config.resolve(flags.clusterContext));
+      return 0;
+    } catch (const clusters::KubeconfigError& error) {
+      std::cerr << "error: " << error.what() << "\n";
+      return 1;
+    }
+  }
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig& config) {
-    clusters::joinCluster(federation, flags.name, config.resolve(flags.clusterContext));
-    return "cluster.federation/" + flags.name + " joined";
+    const clusters::IssuedToken issued = clusters::joinMember(
+        federation, flags.name, config.resolve(flags.clusterContext), std::chrono::duration_cast<std::chrono::seconds>(*lifetime));
+    return "cluster.federation/" + flags.name + " joined as system:serviceaccount:" + clusters::kMemberNamespace + ":" +
+           clusters::kMemberServiceAccount + (issued.expirationTimestamp.empty() ? "" : ", token until " + issued.expirationTimestamp);
   });
 }
+
+namespace {
 
 // The member's client, from its Cluster and Secret, while they still exist; nullptr (and why) when
 // it cannot be built.
@@ -119,15 +168,39 @@ std::string releaseCopies(clusters::RestClient* member, const std::string& why) 
   return "; " + std::to_string(released) + " copies released (no longer managed by fedhpa)";
 }
 
+// Deletes what join created in the member, with the operator's credential: the federation's own
+// may not delete its roles (and must stop working). Best effort, like the release of the copies.
+std::string removeIdentity(const clusters::Kubeconfig& config, const JoinFlags& flags) {
+  const std::string context = flags.clusterContext.empty() ? flags.name : flags.clusterContext;
+  std::unique_ptr<clusters::RestClient> admin;
+  try {
+    admin = std::make_unique<clusters::RestClient>(config.resolve(context));
+  } catch (const clusters::KubeconfigError& error) {
+    return "; its identity in the member is left in place (" + std::string(error.what()) + "; pass --cluster-context)";
+  }
+  try {
+    const std::size_t removed = clusters::removeMemberIdentity(*admin, clusters::memberIdentityPlan());
+    return "; its identity in the member removed (" + std::to_string(removed) + " objects)";
+  } catch (const std::exception& error) {
+    return "; its identity in the member could not be removed: " + std::string(error.what());
+  }
+}
+
+}  // namespace
+
 int unjoinMain(int argc, char** argv) {
   JoinFlags flags;
-  if (const auto exit = parseJoinFlags(argc, argv, "fedhpa unjoin NAME [--kubeconfig K] [--host-context federation-cluster]", false, flags))
+  if (const auto exit = parseJoinFlags(argc, argv, "fedhpa unjoin NAME [--cluster-context CTX] [--kubeconfig K] [--host-context federation-cluster]",
+                                       Command::Unjoin, flags))
     return *exit;
-  return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig&) {
+  return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig& config) {
     std::string why;
     const auto member = memberClient(federation, flags.name, why);
     clusters::unjoinCluster(federation, flags.name);
-    return "cluster.federation/" + flags.name + " unjoined" + releaseCopies(member.get(), why);
+    // In this order: the copies are released with the federation's credential, which the
+    // identity's removal then ends.
+    std::string released = releaseCopies(member.get(), why);
+    return "cluster.federation/" + flags.name + " unjoined" + released + removeIdentity(config, flags);
   });
 }
 

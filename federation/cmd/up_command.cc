@@ -30,6 +30,10 @@ namespace fedhpa::cmd {
 
 namespace po = boost::program_options;
 
+namespace {
+constexpr std::chrono::seconds kUpMemberTokenLifetime = std::chrono::hours(24 * 365);
+}
+
 int upMain(int argc, char** argv) {
   StorageFlags storageFlags;
   std::string kubeconfigOut;
@@ -103,15 +107,20 @@ int upMain(int argc, char** argv) {
   // The members.
   std::vector<std::unique_ptr<sim::MemberSimulator>> simulators;
   std::vector<std::pair<std::string, std::string>> memberUrls;
+  // Each member as a real one is exposed: HTTPS, client certificates (the operator is a
+  // system:master there too), service-account tokens and RBAC.
   for (int i = 1; i <= members; ++i) {
     sim::MemberSimulatorOptions memberOptions;
     memberOptions.name = "member" + std::to_string(i);
     memberOptions.hpaSyncPeriod = *syncPeriod;
+    memberOptions.http.tls = serverOptions.http.tls;
+    memberOptions.http.clientCaFile = serverOptions.http.clientCaFile;
+    memberOptions.authorization = apiserver::authz::AuthorizationMode::Rbac;
     simulators.push_back(std::make_unique<sim::MemberSimulator>(memberOptions));
-    memberUrls.push_back({memberOptions.name, "http://127.0.0.1:" + std::to_string(simulators.back()->start())});
+    memberUrls.push_back({memberOptions.name, "https://127.0.0.1:" + std::to_string(simulators.back()->start())});
   }
-  // A kubeconfig with a context for each, as the walkthrough uses them: the federation as its
-  // admin, the (unauthenticated) member-sims as a user without credentials.
+  // A kubeconfig with a context for each, as the walkthrough uses them: the federation and the
+  // members as their admin.
   const auto data = [](const std::string& pem) { return api::machinery::encodeBase64(pem); };
   std::ostringstream config;
   // Several API servers: federation-cluster is the first, federation-apiserver-N each other one.
@@ -122,13 +131,15 @@ int upMain(int argc, char** argv) {
   for (const auto& [name, url] : federationContexts)
     config << "- name: " << name << "\n  cluster: {server: \"" << url
            << "\", certificate-authority-data: " << data(ca.certificate) << "}\n";
-  for (const auto& [name, url] : memberUrls) config << "- name: " << name << "\n  cluster: {server: \"" << url << "\"}\n";
+  for (const auto& [name, url] : memberUrls)
+    config << "- name: " << name << "\n  cluster: {server: \"" << url
+           << "\", certificate-authority-data: " << data(ca.certificate) << "}\n";
   config << "users:\n- name: admin\n  user: {client-certificate-data: " << data(admin.certificate)
-         << ", client-key-data: " << data(admin.privateKey) << "}\n- name: member-admin\n  user: {}\ncontexts:\n";
+         << ", client-key-data: " << data(admin.privateKey) << "}\ncontexts:\n";
   for (const auto& [name, url] : federationContexts)
     config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
   for (const auto& [name, url] : memberUrls)
-    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: member-admin, namespace: default}\n";
+    config << "- name: " << name << "\n  context: {cluster: " << name << ", user: admin, namespace: default}\n";
   const auto kubeconfigPath = std::filesystem::absolute(kubeconfigOut);
   std::filesystem::create_directories(kubeconfigPath.parent_path());
   std::ofstream(kubeconfigPath) << config.str();
@@ -141,13 +152,14 @@ int upMain(int argc, char** argv) {
   adminConfig.clientKeyPem = admin.privateKey;
   clusters::RestClient adminClient(adminConfig);
   for (const auto& [name, url] : memberUrls) {
-    clusters::RestConfig member;
-    member.server = url;
+    clusters::RestConfig memberAdmin = adminConfig;
+    memberAdmin.server = url;
     try {
       clusters::unjoinCluster(adminClient, name);  // from an earlier run, whose members are gone
     } catch (const clusters::ClientError&) {
     }
-    clusters::joinCluster(adminClient, name, member);
+    // As `fedhpa join` does. The token outlives any session of `up` (rotation is not there yet).
+    clusters::joinMember(adminClient, name, memberAdmin, kUpMemberTokenLifetime);
   }
   clusters::RestConfig federationConfig = adminConfig;
   federationConfig.clientCertPem = controllerIdentity.certificate;

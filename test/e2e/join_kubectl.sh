@@ -20,12 +20,14 @@ text = text.replace("contexts:\n", "contexts:\n- name: member1\n  context: {clus
 open(path, "w").write(text)
 PY
 
-check "join" 0 '^cluster.federation/member1 joined$' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "join" 0 '^cluster.federation/member1 joined as system:serviceaccount:fedhpa-system:fedhpa-controller-manager, token until ' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
 check "get clusters shows it" 0 "^member1 +${MEMBER_URL//./\\.} +Unknown +[0-9]+s$" -- kc get clusters
 check "its Secret holds the member's kubeconfig" 0 "server: ${MEMBER_URL//./\\.}" -- bash -c "kubectl --kubeconfig '$E2E_DIR/kubeconfig' --cache-dir '$E2E_DIR/cache' get secret member1 -n federation-system -o jsonpath='{.data.kubeconfig}' | base64 -d"
-check "joining twice is AlreadyExists" 1 'AlreadyExists' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "joining twice is idempotent" 0 '^cluster.federation/member1 joined as ' -- "$FEDHPA" join member1 --cluster-context member1 --kubeconfig "$E2E_DIR/kubeconfig"
 check "an unknown context is a clear error" 1 'context "nope" not found' -- "$FEDHPA" join member2 --cluster-context nope --kubeconfig "$E2E_DIR/kubeconfig"
-check "unjoin" 0 '^cluster.federation/member1 unjoined' -- "$FEDHPA" unjoin member1 --kubeconfig "$E2E_DIR/kubeconfig"
+check "the dry run prints the member's identity and writes nothing" 0 '^  name: "fedhpa:controller-manager"$' -- "$FEDHPA" join member2 --cluster-context member1 --dry-run --kubeconfig "$E2E_DIR/kubeconfig"
+check "so member2 was not joined" 1 'NotFound' -- kc get cluster member2
+check "unjoin" 0 '^cluster.federation/member1 unjoined; 0 copies released .*; its identity in the member removed \(6 objects\)$' -- "$FEDHPA" unjoin member1 --kubeconfig "$E2E_DIR/kubeconfig"
 check "the Cluster is gone" 0 'No resources found' -- kc get clusters
 check "the Secret is gone" 1 'NotFound' -- kc get secret member1 -n federation-system
 

@@ -33,7 +33,7 @@ wait_minute() {
   not_ok "$name" "no match for $pattern within 100 s" "$output"
 }
 
-wait_for "members are Ready" '^member3 +http://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
+wait_for "members are Ready" '^member3 +https://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 check "discovery lists autoscaling.karmada.io/v1alpha1" 0 '^federatedhpas +fhpa +autoscaling.karmada.io/v1alpha1 +true +FederatedHPA' -- fed api-resources
 check "the nginx Deployment" 0 'deployment.apps/nginx created' -- fed apply -f "$KARMADA/nginx-deployment.yaml"
 check "Karmada's FederatedHPA applies unchanged" 0 'federatedhpa.autoscaling.karmada.io/nginx created' -- fed apply -f "$KARMADA/federatedhpa.yaml"

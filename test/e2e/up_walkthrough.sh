@@ -20,10 +20,10 @@ limits() {
 # Σ max and the smallest min over the members holding the HPA.
 sums() { limits | tr '|' '\n' | awk '$1 != "-" {max += $2; if (min == "" || $1 < min) min = $1} END {print max, min}'; }
 
-wait_for "members are Ready" '^member3 +http://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
+wait_for "members are Ready" '^member3 +https://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 check "get clusters stays narrow" 0 '^NAME +SERVER +READY +AGE$' -- fed get clusters
 check "get clusters -o wide adds the prober's columns" 0 '^NAME +SERVER +READY +AGE +LAST PROBE +READY SINCE +REGION +ZONES +MESSAGE$' -- fed get clusters -o wide
-wait_for "each member's last probe is seconds old and says what /readyz answered" '^member2 +http://127\.0\.0\.1:[0-9]+ +True +[0-9a-z]+ +[0-9]s +[0-9a-z]+ +<none> +<none> +/readyz responded with ok$' -- fed get clusters -o wide
+wait_for "each member's last probe is seconds old and says what /readyz answered" '^member2 +https://127\.0\.0\.1:[0-9]+ +True +[0-9a-z]+ +[0-9]s +[0-9a-z]+ +<none> +<none> +/readyz responded with ok$' -- fed get clusters -o wide
 sed 's/name: web/name: php-apache/; s/app: web/app: php-apache/g' "$M/deployment.yaml" >"$E2E_DIR/deploy.yaml"
 sed -i 's/replicas: 2/replicas: 3/' "$E2E_DIR/deploy.yaml"
 check "create the Deployment on the federation only" 0 'deployment.apps/php-apache created' -- fed create -f "$E2E_DIR/deploy.yaml"

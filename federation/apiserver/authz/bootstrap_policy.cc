@@ -115,8 +115,7 @@ BootstrapPolicy controllerManagerPolicy() {
   return policy;
 }
 
-BootstrapPolicy bootstrapPolicy() {
-  const json all = json::array({"*"});
+BootstrapPolicy kubeBootstrapPolicy() {
   BootstrapPolicy policy;
   policy.clusterRoles = {
       role("ClusterRole", "cluster-admin", json::array({rule({"*"}, {"*"}, {"*"}), urlRule({"*"}, {"*"})})),
@@ -139,6 +138,11 @@ BootstrapPolicy bootstrapPolicy() {
       binding("ClusterRoleBinding", "system:basic-user", "ClusterRole", "system:basic-user", authenticated),
       binding("ClusterRoleBinding", "system:public-info-viewer", "ClusterRole", "system:public-info-viewer",
               json::array({subject("Group", "system:authenticated"), subject("Group", "system:unauthenticated")}))};
+  return policy;
+}
+
+BootstrapPolicy bootstrapPolicy() {
+  BootstrapPolicy policy = kubeBootstrapPolicy();
   const BootstrapPolicy controller = controllerManagerPolicy();
   policy.clusterRoles.insert(policy.clusterRoles.end(), controller.clusterRoles.begin(), controller.clusterRoles.end());
   policy.clusterRoleBindings.insert(policy.clusterRoleBindings.end(), controller.clusterRoleBindings.begin(),
@@ -174,9 +178,8 @@ void ensure(ResourceStore& store, const json& wanted) {
 
 }  // namespace
 
-void ensureBootstrapPolicy(ResourceStore& clusterRoles, ResourceStore& clusterRoleBindings, ResourceStore& roles,
-                           ResourceStore& roleBindings) {
-  const BootstrapPolicy policy = bootstrapPolicy();
+void ensureBootstrapPolicy(const BootstrapPolicy& policy, ResourceStore& clusterRoles, ResourceStore& clusterRoleBindings,
+                           ResourceStore& roles, ResourceStore& roleBindings) {
   for (const auto& object : policy.clusterRoles) ensure(clusterRoles, object);
   for (const auto& object : policy.clusterRoleBindings) ensure(clusterRoleBindings, object);
   for (const auto& object : policy.roles) ensure(roles, object);

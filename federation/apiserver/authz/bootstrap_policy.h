@@ -21,14 +21,16 @@ struct BootstrapPolicy {
   std::vector<nlohmann::json> clusterRoles, clusterRoleBindings, roles, roleBindings;
 };
 
-// Everything created at start.
+// kube's part: cluster-admin, admin, edit, view and what every user gets (a member-sim's policy).
+BootstrapPolicy kubeBootstrapPolicy();
+// Everything the federation API server creates at start: kube's part and the controller-manager's.
 BootstrapPolicy bootstrapPolicy();
 // The controller-manager's ClusterRole, Roles and their bindings (a subset of bootstrapPolicy()).
 BootstrapPolicy controllerManagerPolicy();
 
 // Creates what is missing; an object that exists is brought back to the bootstrap content unless
 // its rbac.authorization.kubernetes.io/autoupdate annotation is "false", as kube-apiserver does.
-void ensureBootstrapPolicy(ResourceStore& clusterRoles, ResourceStore& clusterRoleBindings, ResourceStore& roles,
-                           ResourceStore& roleBindings);
+void ensureBootstrapPolicy(const BootstrapPolicy& policy, ResourceStore& clusterRoles, ResourceStore& clusterRoleBindings,
+                           ResourceStore& roles, ResourceStore& roleBindings);
 
 }  // namespace fedhpa::apiserver::authz

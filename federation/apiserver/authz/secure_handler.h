@@ -17,6 +17,9 @@ struct SecurityOptions {
   AuthorizationMode mode = AuthorizationMode::AlwaysAllow;
   std::string auditLogPath;          // "" = no audit log
   std::uint64_t auditLogMaxBytes = 0;  // 0 = never rotate
+  // With RBAC, whether the bootstrap policy holds the fedhpa controller-manager's roles (in
+  // federation-system and kube-system) besides kube's: a member-sim's has kube's only.
+  bool controllerManagerRoles = true;
 };
 
 // The four RBAC stores (all set, or the server does not serve RBAC), and whether the

@@ -60,7 +60,7 @@ TokenAuthenticator TokenAuthenticator::fromCsv(const std::string& csv, const std
   return authenticator;
 }
 
-std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& authorizationHeader) const {
+std::optional<std::string> bearerToken(const std::string& authorizationHeader) {
   // As kube-apiserver's bearer token authenticator: the scheme in any case, the token up to the
   // next space, surrounding whitespace ignored.
   std::string header = authorizationHeader;
@@ -70,9 +70,15 @@ std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& auth
   const auto space = header.find(' ');
   if (space == std::string::npos) return std::nullopt;
   if (asciiLowered(header.substr(0, space)) != "bearer") return std::nullopt;
-  const std::string token = header.substr(space + 1, header.find(' ', space + 1) - space - 1);
+  std::string token = header.substr(space + 1, header.find(' ', space + 1) - space - 1);
   if (token.empty()) return std::nullopt;
-  const auto it = users_.find(token);
+  return token;
+}
+
+std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& authorizationHeader) const {
+  const auto token = bearerToken(authorizationHeader);
+  if (!token) return std::nullopt;
+  const auto it = users_.find(*token);
   if (it == users_.end()) return std::nullopt;
   return it->second;
 }

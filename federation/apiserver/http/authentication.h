@@ -22,6 +22,9 @@ class TokenAuthenticator {
   std::map<std::string, UserInfo> users_;
 };
 
+// The token of an "Authorization: Bearer <token>" header; nullopt for any other header.
+std::optional<std::string> bearerToken(const std::string& authorizationHeader);
+
 // Subject fields of a verified certificate, "/O=system:masters/CN=admin" style, as UserInfo.
 UserInfo userFromSubject(const std::string& commonName, const std::vector<std::string>& organizations);
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ struct ServerOptions {
   std::optional<TlsOptions> tls;
   std::optional<std::string> clientCaFile;   // x509 client certificates: user = CN, groups = O
   std::optional<std::string> tokenAuthFile;  // kube-apiserver's static token CSV
+  // Bearer tokens the embedding program checks (the member-sim's service-account tokens), after
+  // tokenAuthFile's. Where authentication is required (a client CA or a token file), a request
+  // whose bearer token no authenticator accepts gets a 401 on every path, as from kube-apiserver;
+  // a server without either lets it through as anonymous, like any request there.
+  std::function<std::optional<UserInfo>(const std::string& token)> bearerTokenAuthenticator;
   std::vector<std::string> publicPaths = {"/healthz", "/livez", "/readyz"};
 };
 

@@ -362,11 +362,22 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (context_.options.clientCaFile) request.user = certificateUser(stream_.native_handle());
     }
     if (!request.user && context_.tokens) request.user = context_.tokens->authenticate(request.header("Authorization").value_or(""));
+    bool rejectedToken = false;
+    if (!request.user && context_.options.bearerTokenAuthenticator) {
+      if (const auto token = bearerToken(request.header("Authorization").value_or(""))) {
+        try {
+          request.user = context_.options.bearerTokenAuthenticator(*token);
+        } catch (const std::exception& error) {
+          FEDHPA_LOG(error) << "bearer token authentication: " << error.what();
+        }
+        rejectedToken = !request.user;
+      }
+    }
     user_ = request.user ? request.user->name : "";
     const bool isPublic = std::find(context_.options.publicPaths.begin(), context_.options.publicPaths.end(),
                                     request.path) != context_.options.publicPaths.end();
     const bool headOnly = request.method == "HEAD";
-    if (context_.authenticationRequired && !request.user && !isPublic) {
+    if (context_.authenticationRequired && (rejectedToken || (!request.user && !isPublic))) {
       respond(statusResponse(api::ApiError::unauthorized()), keepAlive, requestNumber_, headOnly);
       return;
     }

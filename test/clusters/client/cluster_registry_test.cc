@@ -179,12 +179,11 @@ TEST_F(ClusterRegistryTest, TheSecretHoldsAFlattenedKubeconfig) {
   EXPECT_EQ(back.caPem, member.caPem);
   EXPECT_EQ(back.bearerToken, "t0ken");
   joinCluster(*federation_, "member9", member);
-  try {
-    joinCluster(*federation_, "member9", member);
-    FAIL() << "joined twice";
-  } catch (const ClientError& error) {
-    EXPECT_EQ(error.kind(), ClientError::Kind::AlreadyExists);
-  }
+  // A re-join is idempotent and replaces the stored credential.
+  member.bearerToken = "n3w";
+  joinCluster(*federation_, "member9", member);
+  const json secret = federation_->get(kSecrets, kFederationNamespace, "member9");
+  EXPECT_EQ(memberRestConfig(federation_->get(kClusters, "", "member9"), secret).bearerToken, "n3w");
   unjoinCluster(*federation_, "member9");
   EXPECT_THROW(unjoinCluster(*federation_, "member9"), ClientError);
 }

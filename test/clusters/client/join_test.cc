@@ -43,13 +43,39 @@ TEST(Join, CreatesTheSecretThenTheCluster) {
   joinCluster(federation, "member1", member());
 }
 
-TEST(Join, AFailedClusterCreateRemovesTheSecretAgain) {
+TEST(Join, AFailedClusterCreateRemovesTheSecretItCreated) {
   MockKubeClient federation;
   EXPECT_CALL(federation, create(IsResource("secrets"), _, _)).WillOnce(Return(json::object()));
   EXPECT_CALL(federation, create(IsResource("clusters"), _, _))
-      .WillOnce(Throw(ClientError(ClientError::Kind::AlreadyExists, 409, "AlreadyExists", "exists")));
+      .WillOnce(Throw(ClientError(ClientError::Kind::Invalid, 422, "Invalid", "bad")));
   EXPECT_CALL(federation, remove(IsResource("secrets"), "federation-system", "member1", "", "")).WillOnce(Return(json::object()));
   EXPECT_THROW(joinCluster(federation, "member1", member()), ClientError);
+}
+
+TEST(Join, ARejoinReplacesTheStoredCredentialAndKeepsTheCluster) {
+  MockKubeClient federation;
+  const ClientError exists(ClientError::Kind::AlreadyExists, 409, "AlreadyExists", "exists");
+  EXPECT_CALL(federation, create(IsResource("secrets"), _, _)).WillOnce(Throw(exists));
+  EXPECT_CALL(federation, get(IsResource("secrets"), "federation-system", "member1"))
+      .WillOnce(Return(json{{"metadata", {{"name", "member1"}, {"namespace", "federation-system"}, {"resourceVersion", "7"}}},
+                            {"data", {{"kubeconfig", "b2xk"}}}}));
+  EXPECT_CALL(federation, update(IsResource("secrets"), _, ""))
+      .WillOnce([](const Resource&, const json& secret, const std::string&) {
+        EXPECT_EQ(secret["metadata"]["resourceVersion"], "7");  // conditional on what was read
+        EXPECT_NE(secret["data"]["kubeconfig"], "b2xk");
+        EXPECT_EQ(secret["metadata"]["annotations"][kTokenExpirationAnnotation], "2030-01-01T00:00:00Z");
+        return secret;
+      });
+  EXPECT_CALL(federation, create(IsResource("clusters"), _, _)).WillOnce(Throw(exists));
+  EXPECT_CALL(federation, get(IsResource("clusters"), "", "member1"))
+      .WillOnce(Return(json{{"metadata", {{"name", "member1"}, {"resourceVersion", "3"}}}, {"status", {{"conditions", json::array()}}}}));
+  EXPECT_CALL(federation, update(IsResource("clusters"), _, "")).WillOnce([](const Resource&, const json& cluster, const std::string&) {
+    EXPECT_EQ(cluster["spec"]["secretRef"]["name"], "member1");
+    EXPECT_TRUE(cluster.contains("status"));
+    return cluster;
+  });
+  EXPECT_CALL(federation, remove(_, _, _, _, _)).Times(0);
+  joinCluster(federation, "member1", member(), {{kTokenExpirationAnnotation, "2030-01-01T00:00:00Z"}});
 }
 
 TEST(Unjoin, ToleratesAPartAlreadyGone) {

@@ -64,7 +64,7 @@ class FakeApi : public http::Handler {
 class AuthzFilters : public testing::Test {
  protected:
   AuthzFilters() {
-    ensureBootstrapPolicy(clusterRoles, clusterRoleBindings, roles, roleBindings);
+    ensureBootstrapPolicy(bootstrapPolicy(), clusterRoles, clusterRoleBindings, roles, roleBindings);
     SecurityOptions options;
     options.mode = AuthorizationMode::Rbac;
     options.auditLogPath = auditPath;

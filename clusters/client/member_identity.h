@@ -1,0 +1,56 @@
+// The identity `fedhpa join` gives the federation in a member cluster, as kubefedctl join and
+// karmadactl join do: a namespace, a ServiceAccount, a ClusterRole with exactly what fedhpa's
+// controller-manager does in a member (and its binding), and a Role that lets the account ask for
+// its own next token. The federation's Secret then holds a token of that account (TokenRequest,
+// bounded lifetime) and never the operator's credential. unjoin removes the same objects, which
+// ends every token the federation held.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "clusters/client/kube_client.h"
+
+namespace fedhpa::clusters {
+
+inline constexpr const char* kMemberNamespace = "fedhpa-system";
+inline constexpr const char* kMemberServiceAccount = "fedhpa-controller-manager";
+inline constexpr const char* kMemberRoleName = "fedhpa:controller-manager";
+
+extern const Resource kMemberNamespaces;
+extern const Resource kServiceAccounts;
+extern const Resource kClusterRoles;
+extern const Resource kClusterRoleBindings;
+extern const Resource kRoles;
+extern const Resource kRoleBindings;
+
+struct PlannedObject {
+  Resource resource;
+  json object;
+};
+
+// What join creates in a member, in the order it creates them (unjoin deletes in reverse).
+std::vector<PlannedObject> memberIdentityPlan();
+
+// Creates what is missing and brings roles and bindings that exist back to the plan (a re-join
+// repairs them); an object that exists otherwise is left as it is. Throws ClientError.
+void applyMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan);
+
+struct IssuedToken {
+  std::string token;
+  std::string expirationTimestamp;  // RFC 3339, as the member answered it
+};
+
+// A token of the member identity's ServiceAccount, asked for `lifetime` (the member may cut it).
+IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime);
+
+// Checks that a client holding the member identity's credential may do what the controller needs
+// (a SelfSubjectAccessReview for creating HPAs; where the member serves no such review, a list of
+// HPAs). Throws ClientError: Unauthorized or Forbidden with why, when it may not.
+void verifyMemberAccess(KubeClient& asFederation);
+
+// Deletes what the plan names (a part already gone is no error); returns how many it deleted.
+std::size_t removeMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan);
+
+}  // namespace fedhpa::clusters
