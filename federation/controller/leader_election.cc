@@ -49,6 +49,9 @@ void LeaderElector::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     lock.unlock();
+    // A renewal counts from when it was sent, not from when its answer arrived: the others may
+    // have observed it as soon as it was written, so the deadline runs from the earlier time.
+    const auto attemptedAt = time_.monotonicTime();
     bool held = false;
     try {
       held = tryAcquireOrRenew();
@@ -57,7 +60,7 @@ void LeaderElector::run() {
     }
     const auto now = time_.monotonicTime();
     if (held) {
-      lastRenew = now;
+      lastRenew = attemptedAt;
       if (!leading_.exchange(true)) {
         FEDHPA_LOG(info) << identity_ << " became the leader (lease " << namespace_ << "/" << name_ << ")";
         if (onStarted_) onStarted_();
