@@ -65,7 +65,11 @@ std::optional<std::string> decodeBase64Url(std::string_view text) {
   std::replace(standard.begin(), standard.end(), '-', '+');
   std::replace(standard.begin(), standard.end(), '_', '/');
   while (standard.size() % 4 != 0) standard.push_back('=');
-  return decodeBase64(standard);
+  auto raw = decodeBase64(standard);
+  // Canonical only, as a strict decoder has it: the unused low bits of the last character must be
+  // zero, so that each byte string has one text (a JWT's signature cannot be varied in its padding).
+  if (!raw || encodeBase64Url(*raw) != text) return std::nullopt;
+  return raw;
 }
 
 }  // namespace fedhpa::api::machinery

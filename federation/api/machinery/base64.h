@@ -15,7 +15,7 @@ std::optional<std::string> decodeBase64(std::string_view text);
 
 // base64url without padding (RFC 4648 section 5, RFC 7515's encoding of a JWT's parts).
 std::string encodeBase64Url(std::string_view raw);
-// nullopt when text holds anything but unpadded base64url.
+// nullopt when text holds anything but unpadded, canonical base64url (unused bits zero).
 std::optional<std::string> decodeBase64Url(std::string_view text);
 
 }  // namespace fedhpa::api::machinery
