@@ -1,10 +1,11 @@
-"""Watches a federation while its members' tokens rotate: every 0.2 s until the time given, the
-local maxima of one federated HPA on each member (read with the members' admin token), the
-Clusters' Ready conditions and the token in each member's Secret. From the first look at which the
-local maxima add up to the federated max, every look must: prints one line per finding, then
-"looks N", "over ..." (looks where they did not, if any), "not-ready ..." and "tokens NAME COUNT".
+"""Watches a federation while its members' tokens rotate: every 0.2 s, the local maxima of one
+federated HPA on each member (read with the members' admin token), the Clusters' Ready conditions
+and the token in each member's Secret; until the time given and, after it, until every member's
+Secret has shown TOKENS different tokens (at most 30 s more). From the first look at which the
+local maxima add up to the federated max, every look must. Prints "looks N", "seconds S", then
+"over ..." (the looks where they did not), "not-ready ..." and "tokens NAME COUNT".
 Usage: watch_shares.py FEDERATION_URL CA_FILE ADMIN_TOKEN NAMESPACE/HPA FEDERATED_MAX UNTIL_EPOCH
-MEMBER=URL...
+TOKENS MEMBER=URL...
 """
 import base64
 import json
@@ -14,8 +15,9 @@ import sys
 import time
 import urllib.request
 
-federation, ca, admin, hpa, federated_max, until, *members = sys.argv[1:]
-federated_max, until = int(federated_max), float(until)
+federation, ca, admin, hpa, federated_max, until, want_tokens, *members = sys.argv[1:]
+federated_max, until, want_tokens = int(federated_max), float(until), int(want_tokens)
+started = time.time()
 namespace, name = hpa.split("/")
 members = dict(m.split("=", 1) for m in members)
 tls = ssl.create_default_context(cafile=ca)
@@ -31,7 +33,12 @@ def get(url, token=None):
 
 
 looks, placed, over, not_ready, tokens = 0, False, [], [], {m: set() for m in members}
-while time.time() < until:
+def done():
+    now = time.time()
+    return now >= until + 30 or (now >= until and all(len(seen) >= want_tokens for seen in tokens.values()))
+
+
+while not done():
     now = time.strftime("%H:%M:%S")
     maxes = {}
     for m, url in members.items():
@@ -57,6 +64,7 @@ while time.time() < until:
             tokens[secret["metadata"]["name"]].add(token.group(1))
     time.sleep(0.2)
 print(f"looks {looks}")
+print(f"seconds {time.time() - started:.0f}")
 for finding in over:
     print(f"over {finding}")
 for finding in not_ready:
