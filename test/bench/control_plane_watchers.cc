@@ -134,19 +134,43 @@ void watchersBench(const Sizes& sizes, std::vector<Row>& rows) {
   const std::string url = startServing(server, "apiserver", {fedhpaBinary(), "apiserver", "--listen", "127.0.0.1:0", "--data-dir",
                                                              (dir.path() / "data").string()}, dir);
   const RestConfig config = serverConfig(url);
-  const std::string name = "big";
-  RestClient writer(config);
-  writer.create(kHpas, "default", hpaObject(name, 1, 10));
-  int sequence = 0;
-  // `count` writes, each a new 32 KiB annotation (distinct bytes: nothing is shared by accident).
+  // Written from several clients at once, each its own HPA (SQLite commits concurrent writes
+  // together): fast enough that a watcher which never reads passes its byte bound before its
+  // stall timeout, as in the measurement that opened issue 31.
+  const int writers = 8;
+  std::vector<std::unique_ptr<RestClient>> clients;
+  for (int t = 0; t < writers; ++t) {
+    clients.push_back(std::make_unique<RestClient>(config));
+    clients.back()->create(kHpas, "default", hpaObject("big-" + std::to_string(t), 1, 10));
+  }
+  std::atomic<int> sequence{0};
+  // About `count` writes in all, each a new 32 KiB annotation (distinct bytes: nothing is shared
+  // by accident).
   const auto writeBig = [&](int count) {
-    for (int i = 0; i < count; ++i) {
-      std::string payload = std::to_string(++sequence) + "-";
-      payload.resize(32 * 1024, static_cast<char>('a' + sequence % 26));
-      writer.mergePatch(kHpas, "default", name, json{{"metadata", {{"annotations", {{"bench.fedhpa.io/payload", payload}}}}}});
-    }
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(writers);
+    for (int t = 0; t < writers; ++t)
+      threads.emplace_back([&, t] {
+        try {
+          for (int i = t; i < count; i += writers) {
+            const int n = ++sequence;
+            std::string payload = std::to_string(n) + "-";
+            payload.resize(32 * 1024, static_cast<char>('a' + n % 26));
+            clients[t]->mergePatch(kHpas, "default", "big-" + std::to_string(t),
+                                   json{{"metadata", {{"annotations", {{"bench.fedhpa.io/payload", payload}}}}}});
+          }
+        } catch (const std::exception& error) {
+          errors[t] = error.what();
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    for (const auto& error : errors)
+      if (!error.empty()) throw BenchError("a 32 KiB write failed: " + error);
   };
-  const auto currentVersion = [&] { return writer.get(kHpas, "default", name).at("metadata").value("resourceVersion", ""); };
+  RestClient reads(config);
+  const auto currentVersion = [&] {
+    return reads.list(kHpas, "default", {}).at("metadata").value("resourceVersion", "");
+  };
   RawWatch reader(portOf(url), currentVersion(), true);
   // The watch cache's history fills first (1,000 events in a full run): both measurements find it
   // as full as it gets.
