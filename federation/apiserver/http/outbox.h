@@ -148,6 +148,7 @@ class Outbox {
         if (entry.after) break;
       }
     }
+    if constexpr (!std::is_same_v<Stream, boost::beast::tcp_stream>) coalesceSmallBuffers();
     consume(batch_, writeWhatTheSocketTakesNow());
     // The buffers point into queue_'s entries or gathered_, which stay until this write completes
     // (a deque keeps its elements where they are as entries are added behind them).
@@ -179,6 +180,34 @@ class Outbox {
     });
   }
 
+  // Over TLS each buffer of a write becomes a record of its own, and a socket write: runs of small
+  // buffers (size lines, events' heads and tails, small objects) are copied together into one,
+  // while large ones (a big object's bytes) stay where they are. What is copied is what goes out
+  // now, never the backlog.
+  void coalesceSmallBuffers() {
+    std::size_t small = 0;
+    for (const auto& buffer : batch_)
+      if (buffer.size() < kSmallBuffer) small += buffer.size();
+    staged_.clear();
+    staged_.reserve(small);  // once: the views below point into it
+    std::vector<boost::asio::const_buffer> merged;
+    std::size_t runStart = 0;
+    const auto endRun = [&] {
+      if (staged_.size() > runStart) merged.push_back(boost::asio::buffer(staged_.data() + runStart, staged_.size() - runStart));
+      runStart = staged_.size();
+    };
+    for (const auto& buffer : batch_) {
+      if (buffer.size() < kSmallBuffer) {
+        staged_.append(static_cast<const char*>(buffer.data()), buffer.size());
+      } else {
+        endRun();
+        merged.push_back(buffer);
+      }
+    }
+    endRun();
+    batch_.swap(merged);
+  }
+
   // Beast's tcp_stream writes at most 64 KiB per operation, each completing through the
   // io_context (for a LIST of 765 KB: 12 completions, each free to land on another of the HTTP
   // threads). The socket itself takes what its send buffer holds in one non-blocking sendmsg;
@@ -204,6 +233,8 @@ class Outbox {
   std::size_t batchEntries_ = 0;  // the queue entries it completes; 0: a part of an answer's pieces
   static constexpr std::size_t kGatherChunkBytes = 1024 * 1024;
   std::string gathered_;  // the chunk of an answer's pieces being written
+  static constexpr std::size_t kSmallBuffer = 4096;
+  std::string staged_;  // over TLS: the small buffers of the write in flight, together
   std::atomic<std::size_t> queuedBytes_{0};
   std::atomic<std::size_t> queuedChunks_{0};
   std::atomic<std::int64_t> lastProgress_{0};  // steady-clock nanoseconds of the last write that went out
