@@ -46,6 +46,14 @@ class GatedStream : public http::ResponseStream, public std::enable_shared_from_
     return true;
   }
 
+  bool write(http::SharedChunk chunk) override {
+    if (closed()) return false;
+    faults_->emit([self = shared_from_this(), chunk = std::move(chunk)] {
+      if (auto inner = self->inner()) inner->write(chunk);
+    });
+    return true;
+  }
+
   void close() override {
     {
       std::lock_guard lock(mutex_);

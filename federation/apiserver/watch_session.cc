@@ -20,6 +20,9 @@ bool matches(const WatchParams& params, const StoredObject& object) {
   return !params.filter || params.filter(object.object());
 }
 
+// An event's line is its type's head, the object's served bytes and this.
+constexpr std::string_view kEventTail = "}\n";
+
 }  // namespace
 
 WatchSession::WatchSession(PrivateTag, ResourceStore& store, WatchParams params, std::shared_ptr<http::ResponseStream> stream)
@@ -43,7 +46,7 @@ std::shared_ptr<WatchSession> WatchSession::start(ResourceStore& store, WatchPar
     if (rv.empty() || rv == "0") {
       // kubectl get NAME -w discards the first event: the current state comes first, as ADDED.
       const ListPage page = store.list({session->params_.namespaceName, session->params_.filter, std::nullopt, ""},
-                                       [&](const StoredObject& object) { session->send("ADDED", object); });
+                                       [&](const StoredObject& object) { session->send(kAdded, object); });
       session->lastResourceVersion_ = page.resourceVersion;
       session->subscribe(std::stoll(page.resourceVersion));
     } else {
@@ -107,29 +110,28 @@ void WatchSession::deliver(const StoreWatchEvent& event) {
   const bool matchedBefore = event.previous && matches(params_, *event.previous);
   switch (event.type) {
     case WatchEventType::Added:
-      if (nowMatches) send("ADDED", event.object);
+      if (nowMatches) send(kAdded, event.object);
       break;
     case WatchEventType::Modified:
-      if (nowMatches && matchedBefore) send("MODIFIED", event.object);
-      else if (nowMatches) send("ADDED", event.object);
-      else if (matchedBefore) send("DELETED", event.object);
+      if (nowMatches && matchedBefore) send(kModified, event.object);
+      else if (nowMatches) send(kAdded, event.object);
+      else if (matchedBefore) send(kDeleted, event.object);
       break;
     case WatchEventType::Deleted:
-      if (matches(params_, event.object)) send("DELETED", event.object);
+      if (matches(params_, event.object)) send(kDeleted, event.object);
       break;
   }
   std::lock_guard lock(mutex_);
   lastResourceVersion_ = event.object.resourceVersion();
 }
 
-void WatchSession::send(const std::string& type, const StoredObject& object) {
+void WatchSession::send(const EventType& type, const StoredObject& object) {
   if (!params_.table) {
-    // The object's served bytes are made once per stored version and shared by every watcher.
-    const auto served = object.servedJson(params_.version);
-    std::string line;
-    line.reserve(served->size() + type.size() + 32);
-    line.append("{\"type\":\"").append(type).append("\",\"object\":").append(*served).append("}\n");
-    if (!stream_->write(std::move(line))) stream_->close();
+    // The object's served bytes are made once per stored version and shared by every watcher:
+    // the stream queues a reference to them, not a copy.
+    auto served = object.servedJson(params_.version);
+    const std::string_view bytes = *served;
+    if (!stream_->write(http::SharedChunk{type.head, {std::move(served), bytes}, kEventTail})) stream_->close();
     return;
   }
   const auto& resourceType = store_.type();
@@ -143,7 +145,7 @@ void WatchSession::send(const std::string& type, const StoredObject& object) {
     table = buildTable(resourceType, {internalObject}, {served}, options, api::Clock::now());
   }
   table["metadata"]["resourceVersion"] = object.resourceVersion();
-  write({{"type", type}, {"object", std::move(table)}});
+  write({{"type", type.name}, {"object", std::move(table)}});
 }
 
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <condition_variable>
 
@@ -50,7 +51,16 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   void onStoreEvent(const StoreWatchEvent& event);
   void deliver(const StoreWatchEvent& event);
   void endWithError(const api::ApiError& error);
-  void send(const std::string& type, const StoredObject& object);
+  // An event's line is a head, the object's served bytes and a tail: the object's bytes go out
+  // from where the watch cache keeps them, whatever the number of watchers.
+  struct EventType {
+    std::string_view name;  // ADDED, MODIFIED, DELETED
+    std::string_view head;  // the event's line up to its object
+  };
+  static constexpr EventType kAdded{"ADDED", R"({"type":"ADDED","object":)"};
+  static constexpr EventType kModified{"MODIFIED", R"({"type":"MODIFIED","object":)"};
+  static constexpr EventType kDeleted{"DELETED", R"({"type":"DELETED","object":)"};
+  void send(const EventType& type, const StoredObject& object);
   void sendError(const api::ApiError& error);
   void write(const nlohmann::json& event);
 

@@ -3,7 +3,7 @@
 // same run on the same machine. Prints one table on stdout; progress goes to stderr.
 //
 //   control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]]
-//   phases: convergence reaction apiserver memory latency reaction-latency
+//   phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory
 //
 // Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
 // and every process it started is killed on the way out.
@@ -393,19 +393,20 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--smoke") {
-      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000)};
+      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000), 3, 30};
     } else if (arg == "--tsv") {
       tsv = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] (phases: convergence reaction apiserver memory latency reaction-latency)\n";
+      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] (phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory)\n";
       return 2;
     }
   }
   const std::vector<std::pair<std::string, std::function<void(const Sizes&, std::vector<Row>&)>>> phases = {
       {"convergence", convergence}, {"reaction", reaction}, {"apiserver", apiserverBench}, {"memory", memory},
-      {"latency", latencyConvergence}, {"reaction-latency", reactionLatency}};
+      {"latency", latencyConvergence}, {"reaction-latency", reactionLatency}, {"watchers", watchersBench},
+      {"apiserver-memory", apiserverMemory}};
   std::vector<Row> rows;
   const auto start = Clock::now();
   try {

@@ -1,7 +1,8 @@
 // The phases of control_plane_bench, each of which starts its own processes, measures, and adds
 // its rows to the table. Convergence, reaction and memory are in control_plane_bench.cc with the
-// table and main(), the API server's phase in control_plane_apiserver.cc, and the phases at member
-// latency in control_plane_latency.cc.
+// table and main(), the API server's phase in control_plane_apiserver.cc, the phases at member
+// latency in control_plane_latency.cc, and the API server's memory (watchers, watch cache) in
+// control_plane_watchers.cc.
 #pragma once
 
 #include <chrono>
@@ -27,6 +28,10 @@ struct Sizes {
   int latencyHpas = 1000;       // federated HPAs over 10 members, and idle behind the reaction trials
   int latencyReactionTrials = 50;
   std::chrono::milliseconds idleWindow{10000};
+  // Watchers that never read (issue 31), and the 32 KiB writes they are sent: more than the
+  // watch cache's history of 1,000 events.
+  int stalledWatchers = 50;
+  int stalledWrites = 1100;
 };
 
 struct Row {
@@ -42,6 +47,10 @@ void apiserverBench(const Sizes& sizes, std::vector<Row>& rows);
 void memory(const Sizes& sizes, std::vector<Row>& rows);
 void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows);
 void reactionLatency(const Sizes& sizes, std::vector<Row>& rows);
+// control_plane_watchers.cc: non-reading watchers' RSS; the API server's RSS with memoryHpas HPAs
+// in its watch cache.
+void watchersBench(const Sizes& sizes, std::vector<Row>& rows);
+void apiserverMemory(const Sizes& sizes, std::vector<Row>& rows);
 
 // The reaction trials of phase 2, which reactionLatency runs again at member latency, and the
 // wait that comes before them.

@@ -30,6 +30,7 @@ class ClosedStream : public http::ResponseStream {
     close();
     return false;
   }
+  bool write(http::SharedChunk chunk) override { return write(chunk.flat()); }
   std::string received() const {
     std::lock_guard lock(mutex_);
     return received_;

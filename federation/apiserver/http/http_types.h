@@ -70,12 +70,31 @@ struct Response {
   }
 };
 
+// One chunk of a stream made of bytes others hold too: a watch event is a head and a tail of
+// static text around its object's served bytes, which every watcher sending that event shares
+// (the watch cache keeps them). A stream queues the chunk as these references and writes it from
+// where the bytes are: one copy of an event's bytes however many watchers it goes to.
+struct SharedChunk {
+  std::string_view head;  // static text
+  SharedBytes body;
+  std::string_view tail;  // static text
+  std::size_t size() const { return head.size() + body.bytes.size() + tail.size(); }
+  std::string flat() const {
+    std::string flat;
+    flat.reserve(size());
+    flat.append(head).append(body.bytes).append(tail);
+    return flat;
+  }
+};
+
 // A never-ending chunked response. write() queues one chunk and returns false once the peer is
 // gone or the stream was closed; close() sends the terminating chunk. Safe from any thread.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
   virtual bool write(std::string chunk) = 0;
+  // The same for a chunk of shared bytes, queued by reference (never copied).
+  virtual bool write(SharedChunk chunk) = 0;
   virtual void close() = 0;
   virtual bool closed() const = 0;
   // Runs once, on any thread, when the peer disconnects or close() was called.

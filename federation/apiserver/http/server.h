@@ -40,10 +40,13 @@ struct ServerOptions {
   // file-descriptor limit bounds them (as in kube, which has no such limit).
   std::size_t maxConnections = 0;
   // A stream whose client has not taken a byte for this long while it has data waiting is cut
-  // off (kube closes watchers whose buffer stays full), and so is one with maxStreamBacklogBytes
-  // queued.
+  // off (kube closes watchers whose buffer stays full), and so is one with more than
+  // maxStreamBacklogBytes or maxStreamBacklogChunks queued. Its chunks of shared bytes (watch
+  // events) are queued as references, so the bytes bound what it keeps alive (bytes every other
+  // watcher of those events shares), and the chunks what it costs alone: about 200 bytes each.
   std::chrono::milliseconds streamStallTimeout{5000};
   std::size_t maxStreamBacklogBytes = 16 * 1024 * 1024;
+  std::size_t maxStreamBacklogChunks = 4096;
   std::optional<TlsOptions> tls;
   std::optional<std::string> clientCaFile;   // x509 client certificates: user = CN, groups = O
   std::optional<std::string> tokenAuthFile;  // kube-apiserver's static token CSV

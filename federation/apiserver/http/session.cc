@@ -139,25 +139,25 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   // Called from any thread by the stream a handler opened.
   bool writeChunk(std::string data) {
-    if (closed_) return false;
-    const auto now = steadyNanos();
-    const std::size_t backlog = outbox_.queuedBytes();
-    const auto stalledFor = outbox_.stalledFor(now);
-    if (backlog > 0 && (backlog > context_.options.maxStreamBacklogBytes || stalledFor > context_.options.streamStallTimeout)) {
-      // kube-apiserver closes a watcher whose buffer stays full; queueing more would hold memory
-      // for a client that may never read again.
-      FEDHPA_LOG(warning) << "cutting off a stream client that stopped reading (" << backlog << " bytes waiting)";
-      abortStream();
-      return false;
-    }
     std::string framed = chunk(data);
-    const bool waitStarts = outbox_.countQueued(framed.size(), now);
+    const auto waitStarts = admitChunk(framed.size());
+    if (!waitStarts) return false;
     auto self = this->shared_from_this();
-    net::post(stream_.get_executor(), [self, framed = std::move(framed), waitStarts]() mutable {
+    net::post(stream_.get_executor(), [self, framed = std::move(framed), waitStarts = *waitStarts]() mutable {
       self->outbox_.send(self, std::move(framed), {}, {}, true);
-      // A client that stops reading after the last chunk it was sent would otherwise never be
-      // checked again: the stall is also watched by a timer, not only when the next chunk comes.
-      if (waitStarts) self->watchForStall(self->context_.options.streamStallTimeout);
+      self->afterQueueing(waitStarts);
+    });
+    return true;
+  }
+
+  // The same for shared bytes: the queue holds references to them, never a copy.
+  bool writeChunk(SharedChunk data) {
+    const auto waitStarts = admitChunk(Outbox<Stream>::framedSize(data.size()));
+    if (!waitStarts) return false;
+    auto self = this->shared_from_this();
+    net::post(stream_.get_executor(), [self, data = std::move(data), waitStarts = *waitStarts]() mutable {
+      self->outbox_.sendChunk(self, std::move(data));
+      self->afterQueueing(waitStarts);
     });
     return true;
   }
@@ -249,6 +249,32 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
  private:
+  // Any thread, before a chunk of `framedSize` bytes is queued: counts it into the backlog and
+  // tells whether the wait for the stream's client starts with it; nullopt (and the stream cut
+  // off) when the client has stopped reading. kube-apiserver closes a watcher whose buffer stays
+  // full; queueing more would hold memory for a client that may never read again.
+  std::optional<bool> admitChunk(std::size_t framedSize) {
+    if (closed_) return std::nullopt;
+    const auto now = steadyNanos();
+    const std::size_t backlog = outbox_.queuedBytes();
+    const auto& options = context_.options;
+    if (backlog > 0 && (backlog > options.maxStreamBacklogBytes || outbox_.queuedChunks() >= options.maxStreamBacklogChunks ||
+                        outbox_.stalledFor(now) > options.streamStallTimeout)) {
+      FEDHPA_LOG(warning) << "cutting off a stream client that stopped reading (" << backlog << " bytes in "
+                          << outbox_.queuedChunks() << " chunks waiting)";
+      abortStream();
+      return std::nullopt;
+    }
+    return outbox_.countQueued(framedSize, now);
+  }
+
+  // On the strand, after a chunk was queued. A client that stops reading after the last chunk it
+  // was sent would otherwise never be checked again: the stall is also watched by a timer, not
+  // only when the next chunk comes.
+  void afterQueueing(bool waitStarts) {
+    if (waitStarts) watchForStall(context_.options.streamStallTimeout);
+  }
+
   // On the strand: true for the first answer to the request in flight.
   bool answer(std::uint64_t requestNumber) {
     if (requestNumber != requestNumber_ || answered_) return false;
@@ -543,6 +569,7 @@ class SessionStream : public ResponseStream {
   explicit SessionStream(std::shared_ptr<Session<Stream>> session) : session_(std::move(session)) {}
   ~SessionStream() override { session_->closeStream(); }
   bool write(std::string data) override { return session_->writeChunk(std::move(data)); }
+  bool write(SharedChunk data) override { return session_->writeChunk(std::move(data)); }
   void close() override { session_->closeStream(); }
   bool closed() const override { return session_->closed(); }
   void onClosed(std::function<void()> callback) override { session_->onClosed(std::move(callback)); }
@@ -556,6 +583,7 @@ class SessionStream : public ResponseStream {
 class DiscardedStream : public ResponseStream {
  public:
   bool write(std::string) override { return false; }
+  bool write(SharedChunk) override { return false; }
   void close() override {}
   bool closed() const override { return true; }
   void onClosed(std::function<void()> callback) override { callback(); }

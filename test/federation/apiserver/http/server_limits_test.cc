@@ -1,7 +1,8 @@
 // The HTTP server's limits and answers as kube-apiserver's Go http.Server gives them: header
 // size (431), protocol version (505), Transfer-Encoding (501), Host (400), Expect: 100-continue,
 // the read-header, idle and request timeouts, the connection limit, and stream clients that stop
-// reading.
+// reading (cut off at the stall timeout, the byte bound or the chunk bound, while the others
+// carry on).
 #include "federation/apiserver/http/server.h"
 
 #include <gmock/gmock.h>
@@ -12,6 +13,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "test/federation/apiserver/http_test_client.h"
@@ -62,6 +64,12 @@ class LimitsHandler : public Handler {
     std::unique_lock lock(mutex_);
     changed_.wait_for(lock, std::chrono::seconds(10), [&] { return !streams_.empty(); });
     return streams_.empty() ? nullptr : streams_.front();
+  }
+  // The stream opened as the count-th (1: the first), once it is.
+  std::shared_ptr<ResponseStream> waitForStreams(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::seconds(10), [&] { return streams_.size() >= count; });
+    return streams_.size() >= count ? streams_[count - 1] : nullptr;
   }
 
  private:
@@ -288,6 +296,124 @@ TEST_F(ServerLimitsTest, AStreamClientThatStopsReadingIsCutOffNotBufferedWithout
   EXPECT_TRUE(stream->closed()) << "the client that never reads is cut off";
   EXPECT_LT(written, options.maxStreamBacklogBytes + 64 * 1024 * 1024) << "what was queued stays bounded";
   EXPECT_TRUE(closedWithin(watcher, std::chrono::seconds(10)));
+}
+
+// Reads a stream's answer on its own thread and keeps the numbers of the "event N " lines the
+// chunks carry, in the order they came.
+class EventReader {
+ public:
+  explicit EventReader(tcp::socket& socket) : socket_(socket), thread_([this] { run(); }) {}
+  ~EventReader() {
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    thread_.join();
+  }
+  bool waitFor(std::size_t count) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(20), [&] { return events_.size() >= count; });
+  }
+  std::vector<int> events() {
+    std::lock_guard lock(mutex_);
+    return events_;
+  }
+
+ private:
+  void run() {
+    std::string received;
+    std::size_t scanned = 0;
+    std::vector<char> buffer(256 * 1024);
+    for (;;) {
+      boost::system::error_code ec;
+      const std::size_t n = socket_.read_some(boost::asio::buffer(buffer), ec);
+      if (ec) return;
+      received.append(buffer.data(), n);
+      for (std::size_t at; (at = received.find("event ", scanned)) != std::string::npos && at + 12 <= received.size();) {
+        std::lock_guard lock(mutex_);
+        events_.push_back(std::stoi(received.substr(at + 6, 5)));
+        scanned = at + 12;
+        changed_.notify_all();
+      }
+    }
+  }
+  tcp::socket& socket_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<int> events_;
+  std::thread thread_;
+};
+
+// A watch event as the API server writes it: its object's bytes shared by every stream.
+SharedChunk numberedEvent(int number, std::size_t size) {
+  char text[16];
+  std::snprintf(text, sizeof text, "event %05d ", number);
+  std::string bytes = text;
+  bytes.resize(size, 'p');
+  auto shared = std::make_shared<const std::string>(std::move(bytes));
+  const std::string_view view = *shared;
+  return {"{\"object\":\"", {std::move(shared), view}, "\"}\n"};
+}
+
+TEST_F(ServerLimitsTest, AStreamClientThatStopsReadingIsCutOffAtTheByteBoundWhileAnotherGetsEveryEventInOrder) {
+  ServerOptions options;
+  options.maxStreamBacklogBytes = 1024 * 1024;
+  options.streamStallTimeout = std::chrono::minutes(10);  // the bytes, not the clock, cut it off
+  start(options);
+  tcp::socket stalled(io_);
+  stalled.open(tcp::v4());
+  stalled.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+  stalled.connect({boost::asio::ip::make_address("127.0.0.1"), port_});
+  boost::asio::write(stalled, boost::asio::buffer(std::string("GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")));
+  const auto stalledStream = handler_->waitForStreams(1);
+  ASSERT_TRUE(stalledStream);
+  auto readerSocket = connect();
+  boost::asio::write(readerSocket, boost::asio::buffer(std::string("GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")));
+  const auto readerStream = handler_->waitForStreams(2);
+  ASSERT_TRUE(readerStream);
+  EventReader reader(readerSocket);
+
+  // Each event goes to both; the next waits until the reader has it, so that only the one that
+  // does not read falls behind, whatever the machine's speed. 64 MiB in all is far beyond the
+  // bound plus what the kernel's socket buffers take.
+  constexpr int kMostEvents = 2048;
+  int sent = 0;
+  for (; sent < kMostEvents && !stalledStream->closed(); ++sent) {
+    const SharedChunk event = numberedEvent(sent, 32 * 1024);
+    ASSERT_TRUE(readerStream->write(event));
+    stalledStream->write(event);
+    ASSERT_TRUE(reader.waitFor(static_cast<std::size_t>(sent) + 1)) << "the reading client has every event so far";
+  }
+  EXPECT_TRUE(stalledStream->closed()) << "the client that stopped reading is cut off once its backlog passed the bound";
+  EXPECT_LT(sent, kMostEvents);
+  EXPECT_TRUE(closedWithin(stalled, std::chrono::seconds(10)));
+  for (int more = 0; more < 5; ++more) ASSERT_TRUE(readerStream->write(numberedEvent(sent + more, 32 * 1024)));
+  ASSERT_TRUE(reader.waitFor(static_cast<std::size_t>(sent) + 5));
+  std::vector<int> expected(static_cast<std::size_t>(sent) + 5);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(reader.events(), expected) << "the other client got every event, in order, and goes on getting them";
+}
+
+// Small events cost their queue entries more than their bytes: the backlog is bounded in chunks
+// too, far below what the byte bound would let through.
+TEST_F(ServerLimitsTest, AStreamClientThatStopsReadingIsCutOffAtTheChunkBound) {
+  ServerOptions options;
+  options.maxStreamBacklogChunks = 64;
+  options.streamStallTimeout = std::chrono::minutes(10);
+  start(options);
+  tcp::socket stalled(io_);
+  stalled.open(tcp::v4());
+  stalled.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+  stalled.connect({boost::asio::ip::make_address("127.0.0.1"), port_});
+  boost::asio::write(stalled, boost::asio::buffer(std::string("GET /stream HTTP/1.1\r\nHost: a\r\n\r\n")));
+  const auto stream = handler_->waitForStream();
+  ASSERT_TRUE(stream);
+  // 100,000 chunks of about 120 bytes: 12 MB framed, within the byte bound (16 MiB) even before
+  // the kernel's socket buffers take their part.
+  constexpr int kMostEvents = 100000;
+  int sent = 0;
+  while (sent < kMostEvents && stream->write(numberedEvent(sent, 100))) ++sent;
+  EXPECT_TRUE(stream->closed());
+  EXPECT_LT(sent, kMostEvents);
+  EXPECT_TRUE(closedWithin(stalled, std::chrono::seconds(10)));
 }
 
 // At the file-descriptor limit accept() fails at once, every time: retrying at once would spin

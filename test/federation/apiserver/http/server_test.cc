@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "test/federation/apiserver/http_test_client.h"
@@ -270,6 +272,33 @@ TEST_F(TlsServerTest, BearerTokensFromTheTokenFile) {
   EXPECT_THAT(curl("/who", "-H 'Authorization: Bearer wrong'"), ::testing::EndsWith(" 401"));
   EXPECT_THAT(curl("/who", ""), ::testing::EndsWith(" 401"));
   EXPECT_THAT(curl("/healthz", ""), ::testing::EndsWith(" 200")) << "health stays open";
+}
+
+// Over TLS the small parts of a stream's chunks (size lines, events' heads and tails) go out
+// together and the large ones from where they are: every event arrives whole and in order.
+TEST_F(TlsServerTest, AStreamOfSharedChunksArrivesWholeAndInOrder) {
+  start(tlsOptions());
+  auto client = std::async(std::launch::async, [&] { return curl("/stream", "-N --max-time 60 " + clientCert("client")); });
+  auto stream = handler_->waitForStream(0);
+  ASSERT_TRUE(stream);
+  std::vector<std::string> expected;
+  for (int i = 0; i < 40; ++i) {
+    // Small events, and every fourth one larger than a TLS record.
+    auto object = std::make_shared<const std::string>("{\"n\":" + std::to_string(i) + ",\"pad\":\"" +
+                                                      std::string(i % 4 == 3 ? 40000 : 10, 'p') + "\"}");
+    expected.push_back("{\"object\":" + *object + "}");
+    const std::string_view bytes = *object;
+    ASSERT_TRUE(stream->write(SharedChunk{"{\"object\":", {std::move(object), bytes}, "}\n"}));
+  }
+  stream->close();
+  const std::string out = client.get();
+  std::vector<std::string> lines;
+  std::istringstream text(out);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), expected.size() + 1) << out.substr(0, 300);
+  EXPECT_EQ(lines.back(), " 200");
+  lines.pop_back();
+  EXPECT_EQ(lines, expected);
 }
 
 TEST(TokenAuthenticator, TheSchemeIsCaseInsensitiveAsKubeReadsIt) {
