@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -123,6 +124,11 @@ void WatchSession::deliver(const StoreWatchEvent& event) {
 }
 
 void WatchSession::send(const std::string& type, const StoredObject& object) {
+  if (params_.protobuf) {
+    // As the JSON bytes: the object's encoding is made once per stored version and shared.
+    if (!stream_->write(api::machinery::protobufWatchFrame(type, *object.servedProtobuf(params_.version)))) stream_->close();
+    return;
+  }
   if (!params_.table) {
     // The object's served bytes are made once per stored version and shared by every watcher.
     const auto served = object.servedJson(params_.version);
@@ -149,7 +155,12 @@ void WatchSession::send(const std::string& type, const StoredObject& object) {
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }
 
 void WatchSession::write(const json& event) {
-  if (!stream_->write(api::machinery::dumpSafe(event) + "\n")) stream_->close();
+  const bool written =
+      params_.protobuf
+          ? stream_->write(api::machinery::protobufWatchFrame(event["type"].get<std::string>(),
+                                                               api::machinery::encodeKubernetesProtobuf(event["object"])))
+          : stream_->write(api::machinery::dumpSafe(event) + "\n");
+  if (!written) stream_->close();
 }
 
 bool WatchSession::tick(std::chrono::steady_clock::time_point now) {

@@ -222,7 +222,8 @@ json decodeValue(const ProtoRegistry& registry, const ProtoField& field, const F
       });
       if (raw.empty()) return json::object();
       try {
-        return parseUntrustedJson(raw);
+        json parsed = parseUntrustedJson(raw);
+        return parsed.is_null() ? json::object() : parsed;  // null would read as "absent" from here on
       } catch (const JsonInputError& error) {
         throw ProtobufError(fieldName(field) + " does not hold JSON: " + error.what());
       }
