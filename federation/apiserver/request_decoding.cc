@@ -267,6 +267,23 @@ http::Response statusResponse(const api::ApiError& error, const http::Request& r
   return objectResponse(error.code(), error.toStatus(), form);
 }
 
+http::Response protobufListResponse(const std::string& apiVersion, const std::string& listKind, const json& metadata,
+                                    const std::vector<std::shared_ptr<const std::string>>& items) {
+  api::machinery::ProtobufListWriter writer(apiVersion, listKind, metadata);
+  auto prefixes = std::make_shared<std::vector<std::string>>();
+  prefixes->reserve(items.size());  // never reallocated: the pieces below point into it
+  for (const auto& item : items) prefixes->push_back(writer.itemPrefix(api::machinery::protobufRawMessage(*item)));
+  http::Response response;
+  response.headers.emplace("Content-Type", kProtobufMediaType);
+  response.body = writer.head();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    response.bodyPieces.push_back({prefixes, (*prefixes)[i]});
+    response.bodyPieces.push_back({items[i], api::machinery::protobufRawMessage(*items[i])});
+  }
+  response.bodyPieces.push_back({nullptr, api::machinery::ProtobufListWriter::tail()});
+  return response;
+}
+
 JsonListWriter::JsonListWriter(const std::string& kind, const std::string& apiVersion)
     : head_("{\"kind\":" + api::machinery::dumpSafe(json(kind)) +
             ",\"apiVersion\":" + api::machinery::dumpSafe(json(apiVersion))) {}

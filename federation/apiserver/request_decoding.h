@@ -65,6 +65,11 @@ http::Response objectResponse(int status, const nlohmann::json& body, const Resp
 // A Status error in the form the client asked for, protobuf for a built-in resource's request
 // (the path's group has built-in types) when the client prefers it, JSON otherwise.
 http::Response statusResponse(const api::ApiError& error, const http::Request& request);
+// A <Kind>List in protobuf from its items' shared encodings: a head, then per item a length prefix
+// and a reference to the item's own message inside its encoding (nothing copied), then the tail.
+http::Response protobufListResponse(const std::string& apiVersion, const std::string& listKind,
+                                    const nlohmann::json& metadata,
+                                    const std::vector<std::shared_ptr<const std::string>>& items);
 // A kind/apiVersion/metadata/items list whose items are serialized one at a time, as they are
 // produced, so that a large list is never held as JSON values and as text at once. The response
 // refers to each item's bytes (http::Response::bodyPieces) rather than copying them.

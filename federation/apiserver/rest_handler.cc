@@ -378,24 +378,11 @@ std::optional<http::Response> RestHandler::servedList(const Call& call, const Li
   // stored version and version, and shared by every list and watch that serves it.
   const auto& names = call.type().names();
   if (call.form.kind == ResponseKind::Protobuf) {
-    // Each item's own message inside its shared protobuf encoding, behind a prefix of its length.
     std::vector<std::shared_ptr<const std::string>> encoded;
     const ListPage page = call.store.list(listRequest, [&](const StoredObject& item) {
       encoded.push_back(item.servedProtobuf(call.version));
     });
-    api::machinery::ProtobufListWriter writer(names.apiVersion(call.version), names.kind + "List", listMetadataOf(page));
-    auto prefixes = std::make_shared<std::vector<std::string>>();
-    prefixes->reserve(encoded.size());
-    for (const auto& item : encoded) prefixes->push_back(writer.itemPrefix(api::machinery::protobufRawMessage(*item)));
-    http::Response response;
-    response.headers.emplace("Content-Type", kProtobufMediaType);
-    response.body = writer.head();
-    for (std::size_t i = 0; i < encoded.size(); ++i) {
-      response.bodyPieces.push_back({prefixes, (*prefixes)[i]});
-      response.bodyPieces.push_back({encoded[i], api::machinery::protobufRawMessage(*encoded[i])});
-    }
-    response.bodyPieces.push_back({nullptr, api::machinery::ProtobufListWriter::tail()});
-    return response;
+    return protobufListResponse(names.apiVersion(call.version), names.kind + "List", listMetadataOf(page), encoded);
   }
   JsonListWriter writer(names.kind + "List", names.apiVersion(call.version));
   if (!fromMemoryOnly) {
