@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "federation/api/machinery/protobuf.h"
 #include "federation/api/discovery.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/openapi.h"
@@ -167,7 +168,9 @@ class ApiServer::Dispatcher : public http::Handler {
     try {
       if (info && info->verb == "create" && !info->subresource.empty()) {
         if (const CreateSubresource* served = createSubresource(*info)) {
-          responder->respond(jsonResponse(201, served->create(info->namespaceName, info->name, decodeObjectBody(request))));
+          const json created = served->create(info->namespaceName, info->name, decodeObjectBody(request));
+          const bool protobuf = api::machinery::hasProtobufForm(created.value("apiVersion", ""), created.value("kind", ""));
+          responder->respond(objectResponse(201, created, negotiateResponse(request, protobuf)));
           return;
         }
       }
@@ -196,12 +199,12 @@ class ApiServer::Dispatcher : public http::Handler {
 
   static void answerError(http::Responder& responder, const http::Request& request, const std::exception& error) {
     if (const auto* apiError = dynamic_cast<const api::ApiError*>(&error)) {
-      responder.respond(jsonResponse(apiError->code(), apiError->toStatus()));
+      responder.respond(statusResponse(*apiError, request));
       return;
     }
     FEDHPA_LOG(error) << "internal error serving " << request.method << " " << request.path << ": " << error.what();
     const auto internal = api::ApiError::internal(error.what());
-    responder.respond(jsonResponse(internal.code(), internal.toStatus()));
+    responder.respond(statusResponse(internal, request));
   }
 
   std::shared_ptr<MeteredResponder> meter(const http::Request& request, const std::optional<RequestInfo>& info,

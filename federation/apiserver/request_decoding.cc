@@ -1,5 +1,7 @@
 #include "federation/apiserver/request_decoding.h"
 
+#include <algorithm>
+
 #include "federation/api/machinery/protobuf.h"
 #include "federation/common/ascii.h"
 #include "federation/api/machinery/untrusted_json.h"
@@ -157,21 +159,53 @@ bool dryRunOf(const http::Request& request) {
   return dryRun;
 }
 
-std::optional<IncludeObject> tableRequested(const http::Request& request) {
-  const auto accept = request.header("Accept");
-  if (!accept || accept->empty()) return std::nullopt;
-  bool jsonAcceptable = false;
-  for (const auto& part : splitAccept(*accept)) {
-    const std::string mediaType = mediaTypeOf(part);
-    const bool asTable = part.find("as=Table") != std::string::npos && part.find("g=meta.k8s.io") != std::string::npos;
-    if (asTable && mediaType == "application/json")
-      return parseIncludeObject(request.queryParam("includeObject").value_or(""));
-    if (part.find("as=") != std::string::npos) continue;  // another meta type (PartialObjectMetadata): not offered
-    if (mediaType == "application/json" || mediaType == "*/*" || mediaType == "application/*") jsonAcceptable = true;
+namespace {
+
+struct AcceptClause {
+  std::string mediaType;
+  std::string parameters;  // everything after the media type, lower-cased
+  double q = 1;
+};
+
+std::vector<AcceptClause> acceptClauses(const std::string& accept) {
+  std::vector<AcceptClause> clauses;
+  for (const auto& part : splitAccept(accept)) {
+    AcceptClause clause{mediaTypeOf(part), asciiLowered(part.substr(std::min(part.size(), part.find(';')))), 1};
+    const std::size_t q = clause.parameters.find(";q=");
+    if (q != std::string::npos) {
+      try {
+        clause.q = std::stod(clause.parameters.substr(q + 3));
+      } catch (const std::exception&) {
+        clause.q = 0;  // unparseable: ignored, as goautoneg ignores it
+      }
+    }
+    clauses.push_back(std::move(clause));
   }
-  if (!jsonAcceptable)
-    throw api::ApiError::notAcceptable("the server was unable to respond with a content type that the client supports");
-  return std::nullopt;
+  std::stable_sort(clauses.begin(), clauses.end(), [](const auto& a, const auto& b) { return a.q > b.q; });
+  return clauses;
+}
+
+}  // namespace
+
+ResponseForm negotiateResponse(const http::Request& request, bool protobufServed) {
+  const auto accept = request.header("Accept");
+  if (!accept || accept->empty()) return {};
+  for (const auto& clause : acceptClauses(*accept)) {
+    if (clause.q <= 0) continue;
+    const bool asTable = clause.parameters.find("as=table") != std::string::npos &&
+                         clause.parameters.find("g=meta.k8s.io") != std::string::npos;
+    if (asTable && clause.mediaType == "application/json")
+      return {ResponseKind::Table, parseIncludeObject(request.queryParam("includeObject").value_or(""))};
+    if (clause.parameters.find("as=") != std::string::npos) continue;  // another meta type, or a protobuf Table: not offered
+    if (clause.mediaType == kProtobufMediaType && protobufServed) return {ResponseKind::Protobuf};
+    if (clause.mediaType == "application/json" || clause.mediaType == "*/*" || clause.mediaType == "application/*")
+      return {ResponseKind::Json};
+  }
+  throw api::ApiError::notAcceptable("the server was unable to respond with a content type that the client supports");
+}
+
+bool servesProtobuf(const api::ResourceType& type, const std::string& version) {
+  return api::machinery::hasProtobufForm(type.names().apiVersion(version), type.names().kind);
 }
 
 std::function<bool(const json&)> selectorFilter(const http::Request& request, const api::ResourceType& type) {
@@ -208,6 +242,45 @@ http::Response jsonResponse(int status, const json& body) {
   response.status = status;
   response.headers.emplace("Content-Type", "application/json");
   response.body = api::machinery::dumpSafe(body);  // the one place responses are serialised
+  return response;
+}
+
+http::Response objectResponse(int status, const json& body, const ResponseForm& form) {
+  if (form.kind != ResponseKind::Protobuf) return jsonResponse(status, body);
+  http::Response response;
+  response.status = status;
+  response.headers.emplace("Content-Type", kProtobufMediaType);
+  response.body = api::machinery::encodeKubernetesProtobuf(body);
+  return response;
+}
+
+http::Response statusResponse(const api::ApiError& error, const http::Request& request) {
+  // /api/v1/... and /apis/<group>/...: a group with built-in types may answer its errors in protobuf.
+  std::string group;
+  if (request.path.rfind("/apis/", 0) == 0) group = request.path.substr(6, request.path.find('/', 6) - 6);
+  const bool builtIn = request.path.rfind("/api/", 0) == 0 || api::machinery::hasProtobufGroup(group);
+  ResponseForm form;
+  try {
+    if (error.code() != 406 && builtIn) form = negotiateResponse(request, true);
+  } catch (const api::ApiError&) {
+  }
+  return objectResponse(error.code(), error.toStatus(), form);
+}
+
+http::Response protobufListResponse(const std::string& apiVersion, const std::string& listKind, const json& metadata,
+                                    const std::vector<std::shared_ptr<const std::string>>& items) {
+  api::machinery::ProtobufListWriter writer(apiVersion, listKind, metadata);
+  auto prefixes = std::make_shared<std::vector<std::string>>();
+  prefixes->reserve(items.size());  // never reallocated: the pieces below point into it
+  for (const auto& item : items) prefixes->push_back(writer.itemPrefix(api::machinery::protobufRawMessage(*item)));
+  http::Response response;
+  response.headers.emplace("Content-Type", kProtobufMediaType);
+  response.body = writer.head();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    response.bodyPieces.push_back({prefixes, (*prefixes)[i]});
+    response.bodyPieces.push_back({items[i], api::machinery::protobufRawMessage(*items[i])});
+  }
+  response.bodyPieces.push_back({nullptr, api::machinery::ProtobufListWriter::tail()});
   return response;
 }
 

@@ -38,9 +38,20 @@ std::vector<std::string> admitBody(nlohmann::json& served, const api::ResourceTy
 FieldValidation fieldValidationOf(const http::Request& request);  // default Warn, as kube-apiserver
 bool dryRunOf(const http::Request& request);                        // dryRun=All; 400 on other values
 
-// The Table the client asked for through Accept, or nullopt for plain JSON. 406 when Accept
-// allows nothing this server can produce.
-std::optional<IncludeObject> tableRequested(const http::Request& request);
+// What a response is written as, from the Accept list as kube-apiserver negotiates it: clauses by
+// q-value (q=0 refuses), ties in the client's order; the first this server can write wins. Table
+// only as JSON (meta.k8s.io's Table has no protobuf form); protobuf only where `protobufServed`
+// (built-in types, not custom resources). 406 when nothing in the list can be written.
+enum class ResponseKind { Json, Table, Protobuf };
+struct ResponseForm {
+  ResponseKind kind = ResponseKind::Json;
+  IncludeObject includeObject = IncludeObject::Metadata;  // Table
+};
+ResponseForm negotiateResponse(const http::Request& request, bool protobufServed);
+// Whether objects of this resource have a protobuf form (its served kind is a built-in one).
+bool servesProtobuf(const api::ResourceType& type, const std::string& version);
+
+inline constexpr const char* kProtobufMediaType = "application/vnd.kubernetes.protobuf";
 
 // label and field selectors from the query; fields must be ones the resource supports (400 otherwise).
 std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& request, const api::ResourceType& type);
@@ -49,6 +60,16 @@ std::function<bool(const nlohmann::json&)> selectorFilter(const http::Request& r
 void addWarnings(http::Headers& headers, const std::vector<std::string>& warnings);
 
 http::Response jsonResponse(int status, const nlohmann::json& body);
+// The object (apiVersion and kind set) in the negotiated form: JSON, or kube's protobuf encoding.
+http::Response objectResponse(int status, const nlohmann::json& body, const ResponseForm& form);
+// A Status error in the form the client asked for, protobuf for a built-in resource's request
+// (the path's group has built-in types) when the client prefers it, JSON otherwise.
+http::Response statusResponse(const api::ApiError& error, const http::Request& request);
+// A <Kind>List in protobuf from its items' shared encodings: a head, then per item a length prefix
+// and a reference to the item's own message inside its encoding (nothing copied), then the tail.
+http::Response protobufListResponse(const std::string& apiVersion, const std::string& listKind,
+                                    const nlohmann::json& metadata,
+                                    const std::vector<std::shared_ptr<const std::string>>& items);
 // A kind/apiVersion/metadata/items list whose items are serialized one at a time, as they are
 // produced, so that a large list is never held as JSON values and as text at once. The response
 // refers to each item's bytes (http::Response::bodyPieces) rather than copying them.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 
@@ -138,6 +139,12 @@ std::shared_ptr<const std::string> StoredObject::servedJsonIfMade(const std::str
 std::shared_ptr<const std::string> StoredObject::servedJson(const std::string& version) const {
   return derived_->get<std::string>("json:" + version, [&] {
     return api::machinery::dumpSafe(type_->fromInternal(object(), version));
+  });
+}
+
+std::shared_ptr<const std::string> StoredObject::servedProtobuf(const std::string& version) const {
+  return derived_->get<std::string>("protobuf:" + version, [&] {
+    return api::machinery::encodeKubernetesProtobuf(type_->fromInternal(object(), version));
   });
 }
 

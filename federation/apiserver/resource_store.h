@@ -63,6 +63,8 @@ class StoredObject {
   std::shared_ptr<const std::string> servedJson(const std::string& version) const;
   // The same if a reader made it already, else nullptr (nothing is converted or serialized).
   std::shared_ptr<const std::string> servedJsonIfMade(const std::string& version) const;
+  // Its protobuf encoding in a served version ("k8s\0" + envelope), made once and shared the same way.
+  std::shared_ptr<const std::string> servedProtobuf(const std::string& version) const;
   std::string resourceVersion() const { return std::to_string(kv_->modRevision); }
 
  private:

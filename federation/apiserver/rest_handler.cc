@@ -4,6 +4,7 @@
 #include <charconv>
 #include <random>
 
+#include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/patch.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/apiserver/request_decoding.h"
@@ -18,6 +19,7 @@ struct RestHandler::Call {
   const http::Request& request;
   ResourceStore& store;
   std::string version;
+  ResponseForm form;  // negotiated before anything is read or written
 
   const api::ResourceType& type() const { return store.type(); }
   json served(const json& internal) const { return type().fromInternal(internal, version); }
@@ -208,7 +210,8 @@ void RestHandler::handle(const RequestInfo& info, const http::Request& request,
                          const std::shared_ptr<http::Responder>& responder) {
   std::string version;
   ResourceStore& store = storeFor(info, version);
-  const Call call{info, request, store, version};
+  const bool protobufServed = info.subresource == "scale" || servesProtobuf(store.type(), version);
+  const Call call{info, request, store, version, negotiateResponse(request, protobufServed)};
   if (info.subresource == "scale") {
     if (store.type().names().resource != "deployments") throw api::ApiError::pathNotFound(request.path);
     responder->respond(scale(call));
@@ -253,10 +256,9 @@ json decodeBody(const RestHandler::Call& call, std::vector<std::string>& warning
 
 http::Response RestHandler::get(const Call& call) {
   subresourceOf(call.info, call.type());
-  const auto table = tableRequested(call.request);
   const json object = call.store.get(call.info.namespaceName, call.info.name);
-  if (!table) return jsonResponse(200, call.served(object));
-  json out = buildTable(call.type(), {object}, {call.served(object)}, {*table, true}, api::Clock::now());
+  if (call.form.kind != ResponseKind::Table) return objectResponse(200, call.served(object), call.form);
+  json out = buildTable(call.type(), {object}, {call.served(object)}, {call.form.includeObject, true}, api::Clock::now());
   out["metadata"]["resourceVersion"] = metaString(object, "resourceVersion");
   return jsonResponse(200, out);
 }
@@ -336,7 +338,8 @@ json listMetadataOf(const ListPage& page) {
 }  // namespace
 
 void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>& responder) {
-  const auto table = tableRequested(call.request);
+  std::optional<IncludeObject> table;
+  if (call.form.kind == ResponseKind::Table) table = call.form.includeObject;
   auto filter = selectorFilter(call.request, call.type());
   validateListOptions(call, call.info.verb == "watch");
   if (call.info.verb == "watch") {
@@ -349,8 +352,9 @@ void RestHandler::list(const Call& call, const std::shared_ptr<http::Responder>&
     params.allowBookmarks = bookmarks == "true" || bookmarks == "True" || bookmarks == "1";
     params.timeout = watchTimeoutOf(call.request, minRequestTimeout_);
     params.table = table;
+    params.protobuf = call.form.kind == ResponseKind::Protobuf;
     http::Headers headers;
-    headers.emplace("Content-Type", "application/json");
+    headers.emplace("Content-Type", params.protobuf ? std::string(kProtobufMediaType) + ";stream=watch" : "application/json");
     auto stream = responder->stream(200, headers);
     watches_.add(WatchSession::start(call.store, std::move(params), std::move(stream)));
     return;
@@ -373,6 +377,13 @@ std::optional<http::Response> RestHandler::servedList(const Call& call, const Li
   // The response is the objects' served bytes in a row: each object's bytes are made once per
   // stored version and version, and shared by every list and watch that serves it.
   const auto& names = call.type().names();
+  if (call.form.kind == ResponseKind::Protobuf) {
+    std::vector<std::shared_ptr<const std::string>> encoded;
+    const ListPage page = call.store.list(listRequest, [&](const StoredObject& item) {
+      encoded.push_back(item.servedProtobuf(call.version));
+    });
+    return protobufListResponse(names.apiVersion(call.version), names.kind + "List", listMetadataOf(page), encoded);
+  }
   JsonListWriter writer(names.kind + "List", names.apiVersion(call.version));
   if (!fromMemoryOnly) {
     const ListPage page =
@@ -392,7 +403,7 @@ std::optional<http::Response> RestHandler::servedList(const Call& call, const Li
 
 bool RestHandler::listFromMemory(const RequestInfo& info, const http::Request& request,
                                  const std::shared_ptr<http::Responder>& responder) {
-  if (info.verb != "list" || !info.subresource.empty() || tableRequested(request)) return false;
+  if (info.verb != "list" || !info.subresource.empty()) return false;
   // A resourceVersion past 0 is compared with the storage's revision (validateListOptions): on
   // etcd, a read of its own.
   const std::string rv = request.queryParam("resourceVersion").value_or("");
@@ -402,7 +413,8 @@ bool RestHandler::listFromMemory(const RequestInfo& info, const http::Request& r
     return false;
   std::string version;
   ResourceStore& store = storeFor(info, version);
-  const Call call{info, request, store, version};
+  const Call call{info, request, store, version, negotiateResponse(request, servesProtobuf(store.type(), version))};
+  if (call.form.kind != ResponseKind::Json) return false;  // Tables and protobuf: built on a worker
   validateListOptions(call, false);
   std::optional<http::Response> response = servedList(call, listRequestOf(call, {}), true);
   if (!response) return false;
@@ -419,7 +431,7 @@ http::Response RestHandler::create(const Call& call) {
   const json internal = FieldManager(call.type()).update(json::object(), decodeBody(call, warnings), context);
   const bool dryRun = dryRunOf(call.request);
   const json created = call.store.create(call.info.namespaceName, internal, dryRun);
-  http::Response response = jsonResponse(201, call.served(created));
+  http::Response response = objectResponse(201, call.served(created), call.form);
   addWarnings(response.headers, warnings);
   return response;
 }
@@ -435,7 +447,7 @@ http::Response RestHandler::update(const Call& call) {
       call.info.namespaceName, call.info.name,
       [&](const json& current) { return manager.update(current, proposed, context); }, subresource,
       dryRunOf(call.request));
-  http::Response response = jsonResponse(200, call.served(updated));
+  http::Response response = objectResponse(200, call.served(updated), call.form);
   addWarnings(response.headers, warnings);
   return response;
 }
@@ -500,7 +512,7 @@ http::Response RestHandler::patch(const Call& call) {
         });
       },
       subresource, dryRunOf(call.request));
-  http::Response response = jsonResponse(200, call.served(updated));
+  http::Response response = objectResponse(200, call.served(updated), call.form);
   addWarnings(response.headers, warnings);
   return response;
 }
@@ -509,7 +521,7 @@ http::Response RestHandler::remove(const Call& call) {
   if (!call.info.subresource.empty())
     throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
   const DeleteResult result = call.store.remove(call.info.namespaceName, call.info.name, deleteOptionsOf(call.request));
-  return jsonResponse(200, call.served(result.object));
+  return objectResponse(200, call.served(result.object), call.form);
 }
 
 http::Response RestHandler::removeCollection(const Call& call) {
@@ -535,12 +547,14 @@ http::Response RestHandler::removeCollection(const Call& call) {
 http::Response RestHandler::scale(const Call& call) {
   const auto& ns = call.info.namespaceName;
   const auto& name = call.info.name;
-  if (call.info.verb == "get") return jsonResponse(200, scaleOf(call.store.get(ns, name)));
+  if (call.info.verb == "get") return objectResponse(200, scaleOf(call.store.get(ns, name)), call.form);
   if (call.info.verb != "update" && call.info.verb != "patch")
     throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
   const bool isPatch = call.info.verb == "patch";
-  const json body = parseRequestJson(call.request.body);
-  if (!isPatch && !body.is_object()) throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
+  // A PUT may come as protobuf (client-go's scale client, kubectl scale); a patch is JSON.
+  const json body = isPatch ? parseRequestJson(call.request.body) : decodeObjectBody(call.request);
+  if (!isPatch && (!body.is_object() || (body.contains("kind") && body["kind"] != "Scale")))
+    throw api::ApiError::badRequest("the body of the request is not a valid Scale object");
   if (isPatch) requireJsonPatchSize(body);
   const json updated = call.store.update(
       ns, name,
@@ -568,7 +582,7 @@ http::Response RestHandler::scale(const Call& call) {
         return next;
       },
       Subresource::Main, dryRunOf(call.request));
-  return jsonResponse(200, scaleOf(updated));
+  return objectResponse(200, scaleOf(updated), call.form);
 }
 
 }  // namespace fedhpa::apiserver

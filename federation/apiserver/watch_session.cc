@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/apiserver/object_meta.h"
 #include "federation/common/logging.h"
@@ -126,6 +127,12 @@ void WatchSession::deliver(const StoreWatchEvent& event) {
 }
 
 void WatchSession::send(const EventType& type, const StoredObject& object) {
+  if (params_.protobuf) {
+    // The object's encoding is made once per stored version and shared; the frame around it
+    // (length, event type) is this watcher's.
+    if (!stream_->write(api::machinery::protobufWatchFrame(type.name, *object.servedProtobuf(params_.version)))) stream_->close();
+    return;
+  }
   if (!params_.table) {
     // The object's served bytes are made once per stored version and shared by every watcher:
     // the stream queues a reference to them, not a copy.
@@ -151,7 +158,12 @@ void WatchSession::send(const EventType& type, const StoredObject& object) {
 void WatchSession::sendError(const api::ApiError& error) { write({{"type", "ERROR"}, {"object", error.toStatus()}}); }
 
 void WatchSession::write(const json& event) {
-  if (!stream_->write(api::machinery::dumpSafe(event) + "\n")) stream_->close();
+  const bool written =
+      params_.protobuf
+          ? stream_->write(api::machinery::protobufWatchFrame(event["type"].get<std::string>(),
+                                                               api::machinery::encodeKubernetesProtobuf(event["object"])))
+          : stream_->write(api::machinery::dumpSafe(event) + "\n");
+  if (!written) stream_->close();
 }
 
 bool WatchSession::tick(std::chrono::steady_clock::time_point now) {

@@ -30,6 +30,7 @@ struct WatchParams {
   bool allowBookmarks = false;
   std::chrono::seconds timeout{0};                 // 0: none; negative: ends at once
   std::optional<IncludeObject> table;              // set: every event carries a one-row Table
+  bool protobuf = false;                           // kube's protobuf stream: length-prefixed WatchEvents
 };
 
 class WatchSession : public std::enable_shared_from_this<WatchSession> {

@@ -16,7 +16,28 @@ namespace fedhpa::bench {
 using clusters::ListOptions;
 using clusters::RestClient;
 
-double requestRate(const std::string& server, const std::string& path, int threads, std::chrono::milliseconds duration) {
+namespace {
+
+web::http::http_response getWithAccept(web::http::client::http_client& client, const std::string& path,
+                                       const std::string& accept) {
+  web::http::http_request request(web::http::methods::GET);
+  request.set_request_uri(path);
+  if (!accept.empty()) request.headers().add("Accept", accept);
+  return client.request(request).get();
+}
+
+}  // namespace
+
+std::size_t responseBytes(const std::string& server, const std::string& path, const std::string& accept) {
+  web::http::client::http_client client(server);
+  web::http::http_response response = getWithAccept(client, path, accept);
+  const auto body = response.extract_vector().get();
+  if (response.status_code() != 200) throw BenchError("GET " + path + ": HTTP " + std::to_string(response.status_code()));
+  return body.size();
+}
+
+double requestRate(const std::string& server, const std::string& path, int threads, std::chrono::milliseconds duration,
+                   const std::string& accept) {
   std::atomic<long long> done{0};
   std::atomic<int> warm{0};
   std::mutex errorMutex;
@@ -25,10 +46,11 @@ double requestRate(const std::string& server, const std::string& path, int threa
   std::atomic<bool> go{false};
   std::vector<std::thread> workers;
   const auto get = [&](web::http::client::http_client& client) {
-    web::http::http_response response = client.request(web::http::methods::GET, path).get();
-    const std::string body = response.extract_utf8string(true).get();
+    web::http::http_response response = getWithAccept(client, path, accept);
+    const auto body = response.extract_vector().get();
     if (response.status_code() != 200)
-      throw BenchError("GET " + path + ": HTTP " + std::to_string(response.status_code()) + ": " + body.substr(0, 200));
+      throw BenchError("GET " + path + ": HTTP " + std::to_string(response.status_code()) + ": " +
+                       std::string(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(body.size(), 200))));
   };
   for (int t = 0; t < threads; ++t)
     workers.emplace_back([&] {

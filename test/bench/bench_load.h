@@ -24,7 +24,11 @@ namespace fedhpa::bench {
 
 // `threads` threads, each with its own http_client (one keep-alive connection), GET `path` back
 // to back for `duration`, reading every body; throws on any non-200. Requests per second.
-double requestRate(const std::string& server, const std::string& path, int threads, std::chrono::milliseconds duration);
+// `accept`: the request's Accept header ("" sends none: JSON).
+double requestRate(const std::string& server, const std::string& path, int threads, std::chrono::milliseconds duration,
+                   const std::string& accept = "");
+// The size of one GET's body with this Accept header.
+std::size_t responseBytes(const std::string& server, const std::string& path, const std::string& accept);
 
 inline const clusters::Resource kHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
 inline constexpr const char* kManagedSelector = "federation.kubernetes.io/managed-by=fedhpa";

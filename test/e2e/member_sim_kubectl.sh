@@ -11,7 +11,8 @@ start_member_sim --name member1 --hpa-sync-period 1s --pod-startup-delay 0s --ho
 
 # wait_for DESCRIPTION PATTERN -- COMMAND...: up to 20 s for COMMAND's output to match.
 
-check "create a Deployment" 0 'deployment.apps/web created' -- kc create -f "$M/deployment.yaml"
+# docs/member-sim.md's example, command for command (create deployment sends a protobuf body).
+check "create a Deployment" 0 'deployment.apps/web created' -- kc create deployment web --image=nginx
 check "autoscale it: min 1, max 10, cpu 50%" 0 'horizontalpodautoscaler.autoscaling/web autoscaled' -- kc autoscale deployment web --min=1 --max=10 --cpu-percent=50
 wait_for "idle, the HPA scales the Deployment down to its minimum" '^web +Deployment/web +cpu: 0%/50% +1 +10 +1 ' -- kc get hpa web
 check "annotate a demand of 6 replicas" 0 'deployment.apps/web annotated' -- kc annotate deploy web sim.fedhpa.io/demand=6

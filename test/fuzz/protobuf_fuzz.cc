@@ -1,5 +1,6 @@
-// Kubernetes protobuf request bodies ("k8s\0" + runtime.Unknown wrapping an HPA, Secret or
-// Namespace), decoded into the JSON the rest of the server handles.
+// Kubernetes protobuf bodies ("k8s\0" + runtime.Unknown wrapping any built-in type), decoded into
+// the JSON the rest of the server handles; whatever decodes is encoded again (the answer's
+// direction) and must decode to the same JSON.
 #include <cstddef>
 #include <cstdint>
 
@@ -17,5 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!decoded.is_object()) fuzz::finding("a decoded protobuf body is not a JSON object");
   fuzz::requireSerialisable(decoded, "decoded protobuf body");
+  const std::string encoded = api::machinery::encodeKubernetesProtobuf(decoded);
+  if (api::machinery::decodeKubernetesProtobuf(encoded) != decoded)
+    fuzz::finding("a decoded body encoded again does not decode to the same JSON");
   return 0;
 }

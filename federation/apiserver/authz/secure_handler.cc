@@ -164,11 +164,11 @@ class SecureHandler : public http::Handler {
         passOn = true;
       }
     } catch (const api::ApiError& error) {
-      recording->respond(jsonResponse(error.code(), error.toStatus()));
+      recording->respond(statusResponse(error, request));
     } catch (const std::exception& error) {
       FEDHPA_LOG(error) << "internal error authorizing " << request.method << ": " << error.what();
       const auto internal = api::ApiError::internal("the request could not be authorized");
-      recording->respond(jsonResponse(internal.code(), internal.toStatus()));
+      recording->respond(statusResponse(internal, request));
     }
     if (!passOn) {
       if (audit_) writeAudit(*audit_, std::move(record), recording->answered());
@@ -200,10 +200,11 @@ class SecureHandler : public http::Handler {
   http::Response answer(const http::Request& request, const Attributes& a, const UserIdentity& user) {
     if (a.verb != "create" || !a.name.empty() || !a.subresource.empty())
       throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
+    const ResponseForm form = negotiateResponse(request, true);  // every review kind has a protobuf form
     json review = decodeObjectBody(request);
     if (!review.contains("apiVersion") || !review["apiVersion"].is_string()) review["apiVersion"] = "authorization.k8s.io/v1";
     if (!review.contains("kind") || !review["kind"].is_string()) review["kind"] = reviewKinds().at(a.resource);
-    return jsonResponse(201, answerReview(a.resource, std::move(review), user, a.namespaceName, *authorizer_));
+    return objectResponse(201, answerReview(a.resource, std::move(review), user, a.namespaceName, *authorizer_), form);
   }
 
   void checkEscalation(const http::Request& request, const Attributes& a) {

@@ -160,6 +160,26 @@ TEST_P(HostileInputTest, ProtobufStringsThatAreNotUtf8AreBadRequests) {
   expectAlive();
 }
 
+// client-go's scale client (kubectl scale) PUTs an autoscaling/v1 Scale as protobuf: kube answers 200.
+TEST_P(HostileInputTest, AProtobufScaleOnTheScaleSubresourceIsAccepted) {
+  ASSERT_EQ(post(kDeployments, deployment("s").dump()).status, 201);
+  const auto field = [](int number, const std::string& bytes) {
+    return std::string(1, static_cast<char>(number << 3 | 2)) + static_cast<char>(bytes.size()) + bytes;
+  };
+  const std::string scale = field(1, field(1, "s") + field(3, "default")) + field(2, std::string("\x08\x04", 2)) +
+                            field(3, std::string("\x08\x01", 2));
+  const std::string body = std::string("k8s\0", 4) + field(1, field(1, "autoscaling/v1") + field(2, "Scale")) + field(2, scale);
+  const std::map<std::string, std::string> protobuf = {{"Content-Type", "application/vnd.kubernetes.protobuf"}};
+  const HttpReply reply = call(port_, "PUT", std::string(kDeployments) + "/s/scale", body, protobuf);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(json::parse(reply.body)["spec"]["replicas"], 4);
+  EXPECT_EQ(json::parse(call(port_, "GET", std::string(kDeployments) + "/s").body)["spec"]["replicas"], 4);
+  // Another kind's protobuf body on the scale subresource is refused, as kube refuses it.
+  const std::string wrongKind = std::string("k8s\0", 4) + field(1, field(1, "v1") + field(2, "Namespace")) + field(2, "");
+  expectStatus(call(port_, "PUT", std::string(kDeployments) + "/s/scale", wrongKind, protobuf), 400);
+  expectAlive();
+}
+
 TEST_P(HostileInputTest, DeepNestingIsABadRequestWhereverItIs) {
   for (const std::size_t depth : {std::size_t{100000}, std::size_t{47000}, std::size_t{1000}, api::machinery::kMaxJsonDepth + 1}) {
     SCOPED_TRACE(depth);

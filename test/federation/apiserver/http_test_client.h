@@ -97,6 +97,25 @@ class WatchConnection {
       pending_ += *chunk;
     }
   }
+  std::string header(const std::string& name) const { return reply_.header(name); }
+  // The next frame of a protobuf watch (a 4-byte big-endian length, then that many bytes: one
+  // WatchEvent message), or nullopt when the server ended the stream.
+  std::optional<std::string> nextFrame() {
+    while (true) {
+      if (pending_.size() >= 4) {
+        const auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(pending_[i])); };
+        const std::size_t size = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
+        if (pending_.size() >= 4 + size) {
+          std::string frame = pending_.substr(4, size);
+          pending_.erase(0, 4 + size);
+          return frame;
+        }
+      }
+      auto chunk = readChunk(stream_);
+      if (!chunk) return std::nullopt;
+      pending_ += *chunk;
+    }
+  }
 
  private:
   boost::asio::ip::tcp::iostream stream_;

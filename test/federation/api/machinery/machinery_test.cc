@@ -219,7 +219,9 @@ TEST(KubernetesProtobuf, DecodesKubectlAutoscale) {
   EXPECT_EQ(decodeKubernetesProtobuf(kAutoscaleBody), json::parse(R"({
       "apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"php-apache"},
       "spec":{"scaleTargetRef":{"kind":"Deployment","name":"php-apache","apiVersion":"apps/v1"},
-              "minReplicas":1,"maxReplicas":10,"targetCPUUtilizationPercentage":50}})"));
+              "minReplicas":1,"maxReplicas":10,"targetCPUUtilizationPercentage":50},
+      "status":{"currentReplicas":0,"desiredReplicas":0}})"))
+      << "v1 status is a struct whose two counts encoding/json always writes: kubectl's JSON would hold them too";
 }
 
 // A tiny encoder for the test's own v2 body.
