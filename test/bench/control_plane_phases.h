@@ -1,7 +1,7 @@
 // The phases of control_plane_bench, each of which starts its own processes, measures, and adds
 // its rows to the table. Convergence, reaction and memory are in control_plane_bench.cc with the
-// table and main(), the API server's phase in control_plane_apiserver.cc, and the phases at member
-// latency in control_plane_latency.cc.
+// table and main(), the API server's phase in control_plane_apiserver.cc, the phases at member
+// latency in control_plane_latency.cc, and the phase at scale in control_plane_scale.cc.
 #pragma once
 
 #include <chrono>
@@ -27,6 +27,9 @@ struct Sizes {
   int latencyHpas = 1000;       // federated HPAs over 10 members, and idle behind the reaction trials
   int latencyReactionTrials = 50;
   std::chrono::milliseconds idleWindow{10000};
+  // At scale (issue 31): federated HPAs over this many member-sims (--scale-hpas, --scale-members).
+  int scaleHpas = 10000;
+  int scaleMembers = 20;
 };
 
 struct Row {
@@ -42,6 +45,7 @@ void apiserverBench(const Sizes& sizes, std::vector<Row>& rows);
 void memory(const Sizes& sizes, std::vector<Row>& rows);
 void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows);
 void reactionLatency(const Sizes& sizes, std::vector<Row>& rows);
+void scale(const Sizes& sizes, std::vector<Row>& rows);
 
 // The reaction trials of phase 2, which reactionLatency runs again at member latency, and the
 // wait that comes before them.
