@@ -9,6 +9,7 @@
 // and every process it started is killed on the way out.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <ctime>
 #include <functional>
 #include <iostream>
@@ -387,6 +388,13 @@ void memory(const Sizes& sizes, std::vector<Row>& rows) {
 
 namespace {
 
+// A count flag's value; 0 (refused by the caller) when it is not a positive number.
+int positive(const std::string& text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value > 0 ? value : 0;
+}
+
 int run(int argc, char** argv) {
   Sizes sizes;
   std::string only;
@@ -401,9 +409,9 @@ int run(int argc, char** argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if (arg == "--scale-hpas" && i + 1 < argc) {
-      scaleHpas = std::stoi(argv[++i]);
+      scaleHpas = positive(argv[++i]);
     } else if (arg == "--scale-members" && i + 1 < argc) {
-      scaleMembers = std::stoi(argv[++i]);
+      scaleMembers = positive(argv[++i]);
     } else {
       std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M] "
                    "(phases: convergence reaction apiserver memory latency reaction-latency scale)\n";
@@ -416,7 +424,7 @@ int run(int argc, char** argv) {
   if (scaleHpas) sizes.scaleHpas = *scaleHpas;
   if (scaleMembers) sizes.scaleMembers = *scaleMembers;
   if (sizes.scaleHpas < 1 || sizes.scaleMembers < 1) {
-    std::cerr << "control_plane_bench: --scale-hpas and --scale-members must be positive\n";
+    std::cerr << "control_plane_bench: --scale-hpas and --scale-members take a positive count\n";
     return 2;
   }
   std::vector<Row> rows;
