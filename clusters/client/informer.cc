@@ -72,27 +72,55 @@ bool Informer::waitForChange(std::uint64_t seen, std::chrono::milliseconds timeo
 }
 
 std::optional<json> Informer::get(const std::string& namespaceName, const std::string& name) const {
-  std::lock_guard lock(mutex_);
-  const auto it = cache_.find(namespaceName.empty() ? name : namespaceName + "/" + name);
-  if (it == cache_.end()) return std::nullopt;
-  return *it->second;
+  std::string text;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = cache_.find(namespaceName.empty() ? name : namespaceName + "/" + name);
+    if (it == cache_.end()) return std::nullopt;
+    text = it->second;
+  }
+  return json::parse(text);  // outside the lock: readers on other threads do not wait for it
 }
 
 std::vector<json> Informer::list() const {
-  std::lock_guard lock(mutex_);
+  std::vector<std::string> texts;
+  {
+    std::lock_guard lock(mutex_);
+    texts.reserve(cache_.size());
+    for (const auto& [key, text] : cache_) texts.push_back(text);
+  }
   std::vector<json> out;
-  out.reserve(cache_.size());
-  for (const auto& [key, object] : cache_) out.push_back(*object);
+  out.reserve(texts.size());
+  for (const auto& text : texts) out.push_back(json::parse(text));
   return out;
 }
 
 std::vector<json> Informer::listNamespace(const std::string& namespaceName) const {
-  std::lock_guard lock(mutex_);
+  std::vector<std::string> texts;
+  {
+    std::lock_guard lock(mutex_);
+    const auto keys = byNamespace_.find(namespaceName);
+    if (keys == byNamespace_.end()) return {};
+    for (const auto& key : keys->second) texts.push_back(cache_.at(key));
+  }
   std::vector<json> out;
-  const auto keys = byNamespace_.find(namespaceName);
-  if (keys == byNamespace_.end()) return out;
-  for (const auto& key : keys->second) out.push_back(*cache_.at(key));
+  out.reserve(texts.size());
+  for (const auto& text : texts) out.push_back(json::parse(text));
   return out;
+}
+
+std::vector<std::string> Informer::keys() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  out.reserve(cache_.size());
+  for (const auto& [key, text] : cache_) out.push_back(key);
+  return out;
+}
+
+std::vector<std::string> Informer::keysInNamespace(const std::string& namespaceName) const {
+  std::lock_guard lock(mutex_);
+  const auto keys = byNamespace_.find(namespaceName);
+  return keys == byNamespace_.end() ? std::vector<std::string>{} : keys->second;
 }
 
 bool Informer::sleepUnlessStopped(std::chrono::milliseconds duration) {
@@ -143,17 +171,18 @@ std::string Informer::relist() {
   std::map<std::string, json> fresh;
   json items = page.value("items", json::array());
   for (auto& item : items) {
-    const std::string key = objectKey(namedObject(item));
+    const std::string key = objectKey(prepared(item));
     fresh[key] = std::move(item);
   }
-  std::map<std::string, std::shared_ptr<const json>> before;
+  std::vector<std::string> vanished;
   {
     std::lock_guard lock(mutex_);
-    before = cache_;
+    for (const auto& [key, text] : cache_)
+      if (!fresh.count(key)) vanished.push_back(text);
   }
-  for (const auto& [key, object] : before)
-    if (!fresh.count(key)) apply("DELETED", *object);
-  for (auto& [key, object] : fresh) apply(before.count(key) ? "MODIFIED" : "ADDED", std::move(object));
+  for (const auto& text : vanished) apply("DELETED", json::parse(text));
+  // apply() tells an add from an update by what the cache holds.
+  for (auto& [key, object] : fresh) apply("MODIFIED", std::move(object));
   {
     // Set under the mutex that waitForSync checks it under: set between a waiter's check and its
     // sleep, the notification would find nobody waiting and the waiter would sleep its timeout.
@@ -179,39 +208,59 @@ void Informer::watchFrom(std::string resourceVersion) {
     if (type == "ERROR") throw errorFromStatus(object.value("code", 500), object.dump());
     const std::string version = metaField(object, "resourceVersion");
     if (!version.empty()) lastSeenVersion_ = version;
-    if (type != "BOOKMARK") apply(type, std::move(namedObject(object)));
+    if (type != "BOOKMARK") apply(type, std::move(prepared(object)));
   }
   std::lock_guard lock(mutex_);
   current_.reset();
 }
 
+json& Informer::prepared(json& object) const {
+  namedObject(object);
+  if (options_.transform) options_.transform(object);
+  return namedObject(object);  // a transform that lost the name is a bug: nothing read from it is trusted
+}
+
 void Informer::apply(const std::string& type, json object) {
   const std::string key = objectKey(object);
   const std::string ns = metaField(object, "namespace");
-  auto stored = std::make_shared<const json>(std::move(object));
-  std::shared_ptr<const json> before;
+  std::string text = object.dump();
+  text.shrink_to_fit();  // dump() grows its string by doubling: up to half of it would be slack
+  std::optional<std::string> before;
+  bool unchanged = false;
   {
     std::lock_guard lock(mutex_);
     const auto it = cache_.find(key);
-    if (it != cache_.end()) before = it->second;
+    if (it != cache_.end()) {
+      unchanged = it->second == text;
+      before = std::move(it->second);
+    }
     auto& keys = byNamespace_[ns];
     if (type == "DELETED") {
-      cache_.erase(key);
+      if (it != cache_.end()) cache_.erase(it);
       keys.erase(std::remove(keys.begin(), keys.end(), key), keys.end());
+    } else if (it != cache_.end()) {
+      it->second = std::move(text);
     } else {
-      if (!before) keys.push_back(key);
-      cache_[key] = stored;
+      keys.push_back(key);
+      cache_.emplace(key, std::move(text));
     }
     ++changes_;
   }
   changed_.notify_all();
+  // An update that changed nothing the transform kept is no update to any handler.
+  if (type != "DELETED" && unchanged) return;
+  std::optional<json> beforeObject;  // decoded for the first handler that takes it
+  const auto previous = [&]() -> const json& {
+    if (!beforeObject) beforeObject = json::parse(*before);
+    return *beforeObject;
+  };
   for (const auto& handlers : handlers_) {
     if (type == "DELETED") {
-      if (handlers.onDelete) handlers.onDelete(before ? *before : *stored);
+      if (handlers.onDelete) handlers.onDelete(before ? previous() : object);
     } else if (before) {
-      if (handlers.onUpdate && *before != *stored) handlers.onUpdate(*before, *stored);
+      if (handlers.onUpdate) handlers.onUpdate(previous(), object);
     } else if (handlers.onAdd) {
-      handlers.onAdd(*stored);
+      handlers.onAdd(object);
     }
   }
 }
@@ -221,7 +270,9 @@ Informer& SharedInformers::informer(const Resource& resource, InformerHandlers h
                           options.selectors.fieldSelector;
   auto& informer = informers_[key];
   if (!informer) {
-    informer = std::make_unique<Informer>(client_, resource, std::move(handlers), options);
+    InformerOptions withTransform = options;
+    if (transformFor_ && !withTransform.transform) withTransform.transform = transformFor_(resource);
+    informer = std::make_unique<Informer>(client_, resource, std::move(handlers), withTransform);
   } else {
     informer->addHandlers(std::move(handlers));
   }

@@ -1,6 +1,7 @@
 #include "federation/controller/controller_manager.h"
 
 #include "federation/api/time.h"
+#include "federation/controller/cache_transforms.h"
 #include "federation/common/logging.h"
 
 namespace fedhpa::controller {
@@ -38,7 +39,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       // Half as many writers as workers: a status write is at most one per reconcile, and waits
       // for the federation API's commit alone.
       statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
-      informers_(federation),
+      informers_(federation, federationTransforms()),
       federatedHpas_(informers_.informer(kHpas, enqueueingHpas(queue_, reconciler_, ""))),
       federatedDeployments_(informers_.informer(kDeployments, enqueueing(deploymentQueue_))),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
@@ -180,8 +181,8 @@ void ControllerManager::reconcileHpa(const std::string& key) {
 
 // Everything again (a resync, a member that came or went), behind whatever events have queued.
 void ControllerManager::enqueueAll() {
-  for (const auto& hpa : federatedHpas_.list()) queue_.addResync(clusters::objectKey(hpa));
-  for (const auto& deployment : federatedDeployments_.list()) deploymentQueue_.addResync(clusters::objectKey(deployment));
+  for (const auto& key : federatedHpas_.keys()) queue_.addResync(key);
+  for (const auto& key : federatedDeployments_.keys()) deploymentQueue_.addResync(key);
 }
 
 // A member appeared, changed or went: watch its managed HPAs and Deployments (a change there is a
@@ -195,12 +196,15 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       memberWatches_.erase(it);
     }
     if (auto client = registry_.client(cluster)) {
-      clusters::InformerOptions options;
-      options.selectors.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
+      clusters::InformerOptions hpaOptions;
+      hpaOptions.selectors.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
+      clusters::InformerOptions deploymentOptions = hpaOptions;
+      hpaOptions.transform = trimMemberHpa;
+      deploymentOptions.transform = trimMemberDeployment;
       auto watch = std::make_shared<MemberWatch>();
       watch->client = client;
-      watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueingHpas(queue_, reconciler_, cluster), options);
-      watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), options);
+      watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueingHpas(queue_, reconciler_, cluster), hpaOptions);
+      watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), deploymentOptions);
       watch->hpas->start();
       watch->deployments->start();
       memberWatches_[cluster] = std::move(watch);

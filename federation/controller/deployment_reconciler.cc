@@ -60,9 +60,8 @@ void DeploymentReconciler::finalize(const json& federated, const std::vector<Mem
     if (!local) continue;
     auto client = member.client;
     if (orphan) {
-      json released = *local;
-      released["metadata"]["labels"].erase(kManagedByLabel);
-      calls.push_back({member.name, [=] { return client->update(kDeployments, released); }});
+      const json released = releasedPatch(*local);
+      calls.push_back({member.name, [=] { return client->mergePatch(kDeployments, ns, name, released); }});
     } else {
       const std::string version = metaField(*local, "resourceVersion");
       calls.push_back({member.name, [=] { return client->remove(kDeployments, ns, name, "", version); }});
@@ -74,7 +73,7 @@ void DeploymentReconciler::finalize(const json& federated, const std::vector<Mem
     context_.events.record(federated, "Warning", "WaitingForMembers", "deletion waits until these members can be reached: " + waitingFor);
     throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + ns + "/" + name + " waits for " + waitingFor);
   }
-  context_.federation.update(kDeployments, withoutFederationFinalizer(federated));
+  context_.federation.mergePatch(kDeployments, ns, name, withoutFederationFinalizer(federated));
 }
 
 void DeploymentReconciler::reconcile(const std::string& key) {
@@ -90,10 +89,8 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     return;
   }
   json federated = *cached;
-  if (!hasFinalizer(federated, kFederationFinalizer)) {
-    federated["metadata"]["finalizers"].push_back(kFederationFinalizer);
-    federated = context_.federation.update(kDeployments, federated);
-  }
+  if (!hasFinalizer(federated, kFederationFinalizer))
+    federated = context_.federation.mergePatch(kDeployments, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
   const std::string targetList = annotationOf(federated, kHpaTargetClusterListAnnotation);
@@ -148,9 +145,8 @@ void DeploymentReconciler::reconcile(const std::string& key) {
       if (hpaManaged) copy["spec"]["replicas"] = 1;  // the local HPA takes it from here
       calls.push_back({member.name, [=] { return client->create(kDeployments, ns, copy); }});
     } else if (local->value("spec", json::object()) != spec) {
-      json changed = *local;  // with the resourceVersion it was read at
-      changed["spec"] = spec;
-      calls.push_back({member.name, [=] { return client->update(kDeployments, changed); }});
+      const json changed = specPatch(*local, spec);  // conditional on the resourceVersion it was read at
+      calls.push_back({member.name, [=] { return client->mergePatch(kDeployments, ns, name, changed); }});
     }
     if (local) {
       const json status = local->value("status", json::object());
@@ -168,7 +164,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
                        {"availableReplicas", available},
                        {"updatedReplicas", updated}};
   if (federated.value("status", json::object()) != status) {
-    federated["status"] = status;
+    federated["status"] = status;  // to /status: what the cache left out of the rest stays
     context_.federation.update(kDeployments, federated, "status");
   }
 }

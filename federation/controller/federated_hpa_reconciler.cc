@@ -1,7 +1,5 @@
 #include "federation/controller/federated_hpa_reconciler.h"
 
-#include <algorithm>
-
 #include "federation/api/hpa_defaults.h"
 #include "federation/api/karmada_types.h"
 #include "federation/api/time.h"
@@ -90,9 +88,7 @@ void FederatedHpaReconciler::reconcile(const std::string& key) {
     return;
   }
   if (!hasFinalizer(*federatedHpa, kFederatedHpaFinalizer)) {
-    json withFinalizer = *federatedHpa;
-    withFinalizer["metadata"]["finalizers"].push_back(kFederatedHpaFinalizer);
-    context_.federation.update(kFederatedHpas, withFinalizer);
+    context_.federation.mergePatch(kFederatedHpas, ns, name, finalizerPatch(*federatedHpa, kFederatedHpaFinalizer, true));
     return;  // the update comes back as an event
   }
   std::string reason;
@@ -121,20 +117,14 @@ void FederatedHpaReconciler::reconcile(const std::string& key) {
       else wanted.erase(field);
     }
     api::applyHpaV2Defaults(current);
-    if (wanted != current) {
-      json updated = *hpa;
-      updated["spec"] = wanted;
-      hpa = context_.federation.update(kHpas, updated);
-    }
+    if (wanted != current) hpa = context_.federation.mergePatch(kHpas, ns, name, specPatch(*hpa, wanted));
   }
   // The HPA's per-cluster shares go up too, for `kubectl get federatedhpa -o wide`: a metadata
   // write, which moves no generation.
   json current = *federatedHpa;
   const std::string shares = hpa ? annotationOf(*hpa, kClusterStatusAnnotation) : "";
-  if (!shares.empty() && annotationOf(current, kClusterStatusAnnotation) != shares) {
-    current["metadata"]["annotations"][kClusterStatusAnnotation] = shares;
-    current = context_.federation.update(kFederatedHpas, current);
-  }
+  if (!shares.empty() && annotationOf(current, kClusterStatusAnnotation) != shares)
+    current = context_.federation.mergePatch(kFederatedHpas, ns, name, annotationPatch(current, kClusterStatusAnnotation, shares));
   writeStatus(current, hpa, reason, conflict);
 }
 
@@ -194,12 +184,8 @@ void FederatedHpaReconciler::finalize(const json& federatedHpa, const std::optio
                            std::string("HorizontalPodAutoscaler ") + ns + "/" + metaField(*owned, "name") +
                                (orphan ? " deleted; members keep their copies" : " deleted with its members' copies"));
   }
-  json released = federatedHpa;
-  auto finalizers = released["metadata"].value("finalizers", std::vector<std::string>{});
-  finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFederatedHpaFinalizer), finalizers.end());
-  released["metadata"]["finalizers"] = finalizers;
   try {
-    context_.federation.update(kFederatedHpas, released);
+    context_.federation.mergePatch(kFederatedHpas, ns, metaField(federatedHpa, "name"), finalizerPatch(federatedHpa, kFederatedHpaFinalizer, false));
   } catch (const ClientError& error) {
     if (error.kind() != ClientError::Kind::NotFound) throw;  // a stale cache: already released
   }

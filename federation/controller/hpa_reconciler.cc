@@ -358,10 +358,10 @@ MemberCall HpaReconciler::writeCall(const json& federated, const MemberHpa& loca
             }};
   }
   if (local.hpa) {
-    json updated = *local.hpa;  // carries the resourceVersion the plan was made from
-    updated["spec"] = localSpec(federated, *limits);
+    // Conditional on the resourceVersion the plan was made from.
+    const json patch = specPatch(*local.hpa, localSpec(federated, *limits));
     return {local.member.name, [=, &metrics] {
-              json answer = client->update(kHpas, updated);
+              json answer = client->mergePatch(kHpas, ns, name, patch);
               metrics.countMemberWrite("update");
               return answer;
             }};
@@ -419,9 +419,8 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
     auto client = local.member.client;
     const std::string version = metaField(*local.hpa, "resourceVersion");
     if (orphan) {  // left in place, and no longer ours
-      json released = *local.hpa;
-      released["metadata"]["labels"].erase(kManagedByLabel);
-      calls.push_back({local.member.name, [=] { return client->update(kHpas, released); }});
+      const json released = releasedPatch(*local.hpa);
+      calls.push_back({local.member.name, [=] { return client->mergePatch(kHpas, ns, name, released); }});
     } else {
       calls.push_back({local.member.name, [=] { return client->remove(kHpas, ns, name, "", version); }});
     }
@@ -446,7 +445,7 @@ void HpaReconciler::finalize(const json& federated, const std::vector<MemberHpa>
     throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + key + " waits for " + members);
   }
   markTargetDeployment(federated, {});
-  context_.federation.update(kHpas, withoutFederationFinalizer(federated));
+  context_.federation.mergePatch(kHpas, ns, name, withoutFederationFinalizer(federated));
 }
 
 void HpaReconciler::forgetMember(const std::string& member) { expectations_.forgetMember(member); }
@@ -455,12 +454,12 @@ std::size_t HpaReconciler::pendingExpectations() const { return expectations_.pe
 
 json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
   if (hasFinalizer(federated, kFederationFinalizer)) return federated;
-  json updated = federated;
-  updated["metadata"]["finalizers"].push_back(kFederationFinalizer);
-  if (!breakdown.empty()) updated["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+  json patch = finalizerPatch(federated, kFederationFinalizer, true);
+  if (!breakdown.empty()) patch["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+  const std::string ns = metaField(federated, "namespace"), name = metaField(federated, "name");
   // 409 when the cache was stale: requeued
-  return writeFederated(metaField(federated, "namespace") + "/" + metaField(federated, "name"), metaField(federated, "resourceVersion"),
-                        [&] { return context_.federation.update(kHpas, updated); });
+  return writeFederated(ns + "/" + name, metaField(federated, "resourceVersion"),
+                        [&] { return context_.federation.mergePatch(kHpas, ns, name, patch); });
 }
 
 // The members as they will be once the plan's writes have gone through, where that is more than
@@ -508,10 +507,13 @@ void HpaReconciler::reportStatus(const json& federated, const std::vector<Member
     json written = expectations_.ownWriteOver(kFederationSource, key, base).value_or(federated);
     keepTransitionTimes(status["conditions"], written.value("status", json::object()).value("conditions", json::array()));
     if (annotationOf(written, kClusterStatusAnnotation) != breakdown) {
-      written["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown;
-      written = writeFederated(key, base, [&] { return context_.federation.update(kHpas, written); });
+      const json patch = annotationPatch(written, kClusterStatusAnnotation, breakdown);
+      written = writeFederated(key, base, [&] {
+        return context_.federation.mergePatch(kHpas, metaField(written, "namespace"), metaField(written, "name"), patch);
+      });
     }
     if (written.value("status", json::object()) != status) {
+      // A write to /status changes the status alone: what the cache left out of `written` stays.
       written["status"] = status;
       written = writeFederated(key, base, [&] { return context_.federation.update(kHpas, written, "status"); });
     }
@@ -531,13 +533,9 @@ void HpaReconciler::markTargetDeployment(const json& federated, const std::vecto
   if (!deployment) return;  // not federated: nothing to place
   const std::string wanted = clusters.empty() ? "" : json{{"Names", clusters}}.dump();
   if (annotationOf(*deployment, kHpaTargetClusterList) == wanted) return;
-  json& annotations = (*deployment)["metadata"]["annotations"];
-  if (wanted.empty()) {
-    if (annotations.is_object()) annotations.erase(kHpaTargetClusterList);
-  } else {
-    annotations[kHpaTargetClusterList] = wanted;
-  }
-  context_.federation.update(kFederatedDeployments, *deployment);
+  context_.federation.mergePatch(kFederatedDeployments, metaField(*deployment, "namespace"), metaField(*deployment, "name"),
+                                 annotationPatch(*deployment, kHpaTargetClusterList,
+                                                 wanted.empty() ? std::nullopt : std::optional<std::string>(wanted)));
 }
 
 }  // namespace fedhpa::controller

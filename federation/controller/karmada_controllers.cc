@@ -17,8 +17,7 @@ KarmadaControllers::KarmadaControllers(clusters::KubeClient& federation, cluster
       hpas_(informers.informer(kHpas,
             [this] {
               auto enqueue = [this](const json& hpa) {
-                for (const auto& federatedHpa : federatedHpas_.listNamespace(metaField(hpa, "namespace")))
-                  federatedHpaQueue_.add(clusters::objectKey(federatedHpa));
+                for (const auto& key : federatedHpas_.keysInNamespace(metaField(hpa, "namespace"))) federatedHpaQueue_.add(key);
               };
               return clusters::InformerHandlers{enqueue, [enqueue](const json&, const json& now) { enqueue(now); }, enqueue};
             }())),
@@ -32,7 +31,7 @@ KarmadaControllers::KarmadaControllers(clusters::KubeClient& federation, cluster
                {{"FederatedHPA", &federatedHpaQueue_, [this](const std::string& key) { federatedHpaReconciler_.reconcile(key); }},
                 {"CronFederatedHPA", &cronQueue_, [this](const std::string& key) { cronReconciler_.reconcile(key); }}},
                {{options.cronTick, [this] {
-                   for (const auto& cron : cronFederatedHpas_.list()) cronQueue_.addResync(clusters::objectKey(cron));
+                   for (const auto& key : cronFederatedHpas_.keys()) cronQueue_.addResync(key);
                  }}}) {}
 
 }  // namespace fedhpa::controller

@@ -2,18 +2,20 @@
 // through fedhpa's own RestClient, every figure shown as a ratio to a reference measured in the
 // same run on the same machine. Prints one table on stdout; progress goes to stderr.
 //
-//   control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]]
-//   phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory
+//   control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M]
+//   phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale
 //
 // Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
 // and every process it started is killed on the way out.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <ctime>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -386,27 +388,46 @@ void memory(const Sizes& sizes, std::vector<Row>& rows) {
 
 namespace {
 
+// A count flag's value; 0 (refused by the caller) when it is not a positive number.
+int positive(const std::string& text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value > 0 ? value : 0;
+}
+
 int run(int argc, char** argv) {
   Sizes sizes;
   std::string only;
   bool tsv = false;
+  std::optional<int> scaleHpas, scaleMembers;  // after --smoke, whichever order they came in
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--smoke") {
-      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000), 3, 30};
+      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000), 3, 30, 10, 3};
     } else if (arg == "--tsv") {
       tsv = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
+    } else if (arg == "--scale-hpas" && i + 1 < argc) {
+      scaleHpas = positive(argv[++i]);
+    } else if (arg == "--scale-members" && i + 1 < argc) {
+      scaleMembers = positive(argv[++i]);
     } else {
-      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] (phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory)\n";
+      std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M] "
+                   "(phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale)\n";
       return 2;
     }
   }
   const std::vector<std::pair<std::string, std::function<void(const Sizes&, std::vector<Row>&)>>> phases = {
       {"convergence", convergence}, {"reaction", reaction}, {"apiserver", apiserverBench}, {"memory", memory},
       {"latency", latencyConvergence}, {"reaction-latency", reactionLatency}, {"watchers", watchersBench},
-      {"apiserver-memory", apiserverMemory}};
+      {"apiserver-memory", apiserverMemory}, {"scale", scale}};
+  if (scaleHpas) sizes.scaleHpas = *scaleHpas;
+  if (scaleMembers) sizes.scaleMembers = *scaleMembers;
+  if (sizes.scaleHpas < 1 || sizes.scaleMembers < 1) {
+    std::cerr << "control_plane_bench: --scale-hpas and --scale-members take a positive count\n";
+    return 2;
+  }
   std::vector<Row> rows;
   const auto start = Clock::now();
   try {

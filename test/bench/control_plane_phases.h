@@ -1,8 +1,8 @@
 // The phases of control_plane_bench, each of which starts its own processes, measures, and adds
 // its rows to the table. Convergence, reaction and memory are in control_plane_bench.cc with the
 // table and main(), the API server's phase in control_plane_apiserver.cc, the phases at member
-// latency in control_plane_latency.cc, and the API server's memory (watchers, watch cache) in
-// control_plane_watchers.cc.
+// latency in control_plane_latency.cc, the API server's memory (watchers, watch cache) in
+// control_plane_watchers.cc, and the phase at scale in control_plane_scale.cc.
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,9 @@ struct Sizes {
   // watch cache's history of 1,000 events.
   int stalledWatchers = 50;
   int stalledWrites = 1100;
+  // At scale (issue 31): federated HPAs over this many member-sims (--scale-hpas, --scale-members).
+  int scaleHpas = 10000;
+  int scaleMembers = 20;
 };
 
 struct Row {
@@ -51,6 +54,7 @@ void reactionLatency(const Sizes& sizes, std::vector<Row>& rows);
 // in its watch cache.
 void watchersBench(const Sizes& sizes, std::vector<Row>& rows);
 void apiserverMemory(const Sizes& sizes, std::vector<Row>& rows);
+void scale(const Sizes& sizes, std::vector<Row>& rows);
 
 // The reaction trials of phase 2, which reactionLatency runs again at member latency, and the
 // wait that comes before them.

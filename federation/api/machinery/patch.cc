@@ -188,6 +188,24 @@ json applyMergePatch(const json& original, const json& patch) {
   return result;
 }
 
+json createMergePatch(const json& original, const json& modified) {
+  if (!original.is_object() || !modified.is_object()) return modified;
+  json patch = json::object();
+  for (const auto& [key, value] : original.items())
+    if (!modified.contains(key) || modified[key].is_null()) patch[key] = nullptr;
+  for (const auto& [key, value] : modified.items()) {
+    if (value.is_null()) continue;
+    const auto before = original.find(key);
+    if (before == original.end()) {
+      patch[key] = value;
+    } else if (*before != value) {
+      json inner = before->is_object() && value.is_object() ? createMergePatch(*before, value) : value;
+      patch[key] = std::move(inner);
+    }
+  }
+  return patch;
+}
+
 json applyJsonPatch(const json& original, const json& patch, std::size_t maxCopyBytes) {
   if (!patch.is_array()) throw PatchError("json patch must be a list of operations");
   // One operation at a time, so that what each copy adds is counted before it is made: a short

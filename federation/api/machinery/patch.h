@@ -21,6 +21,11 @@ struct PatchMeta {
 };
 
 nlohmann::json applyMergePatch(const nlohmann::json& original, const nlohmann::json& patch);
+// The JSON merge patch that turns `original` into `modified` (RFC 7386, as jsonpatch's
+// CreateMergePatch): members that vanished are null, objects are diffed member by member, anything
+// else that changed (lists included) is replaced whole. {} when they are equal. A null in
+// `modified` cannot be said in a merge patch: it is taken as absent.
+nlohmann::json createMergePatch(const nlohmann::json& original, const nlohmann::json& modified);
 // What the "copy" operations of one JSON patch may add in all, as the JSON of the values copied:
 // kube-apiserver's JSONPatchMaxCopyBytes (twice etcd's recommended 1.5 MB request size).
 inline constexpr std::size_t kJsonPatchMaxCopyBytes = 3 * 1024 * 1024;

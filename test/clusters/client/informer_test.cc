@@ -122,6 +122,47 @@ TEST_F(InformerTest, SyncsAndDeliversEventsInOrder) {
   EXPECT_EQ(informer.listNamespace("default").size(), 1u);
 }
 
+// The transform shapes every object before the cache or a handler sees it, from the list and
+// from the watch alike; an event that changes only what it drops still moves the resourceVersion
+// the cache holds, which later writes are conditional on.
+TEST_F(InformerTest, HandlersAndReadersSeeOnlyWhatTheTransformKept) {
+  json first = hpa("a", 2);
+  first["metadata"]["annotations"] = {{"example.com/noise", "x"}, {"keep/me", "y"}};
+  client_->create(kHpaResource, "default", first);
+  InformerOptions options = inDefault();
+  options.transform = [](json& object) { object["metadata"]["annotations"].erase("example.com/noise"); };
+  std::mutex mutex;
+  std::vector<json> seen;
+  const auto record = [&](const json& object) {
+    std::lock_guard lock(mutex);
+    seen.push_back(object);
+  };
+  Informer informer(*client_, kHpaResource, {record, [&](const json&, const json& now) { record(now); }, record}, options);
+  informer.start();
+  ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
+  json second = hpa("b", 2);
+  second["metadata"]["annotations"] = {{"example.com/noise", "x"}};
+  client_->create(kHpaResource, "default", second);
+  const json patched = client_->mergePatch(kHpaResource, "default", "a", {{"metadata", {{"annotations", {{"example.com/noise", "z"}}}}}});
+  const auto seenCount = [&] {
+    std::lock_guard lock(mutex);
+    return seen.size();
+  };
+  for (int i = 0; i < 200 && seenCount() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(seen.size(), 3u);
+    for (const auto& object : seen) EXPECT_FALSE(object["metadata"]["annotations"].contains("example.com/noise")) << object.dump();
+  }
+  const auto cached = informer.get("default", "a");
+  ASSERT_TRUE(cached);
+  EXPECT_EQ((*cached)["metadata"]["annotations"], json({{"keep/me", "y"}}));
+  EXPECT_EQ((*cached)["metadata"]["resourceVersion"], patched["metadata"]["resourceVersion"]);
+  EXPECT_EQ(informer.keys(), (std::vector<std::string>{"default/a", "default/b"}));
+  EXPECT_EQ(informer.keysInNamespace("default"), (std::vector<std::string>{"default/a", "default/b"}));
+  for (const auto& object : informer.list()) EXPECT_FALSE(object["metadata"]["annotations"].contains("example.com/noise"));
+}
+
 TEST_F(InformerTest, CacheEqualsTheServerAfterAMutationStorm) {
   Informer informer(*client_, kHpaResource, {}, inDefault());
   informer.start();

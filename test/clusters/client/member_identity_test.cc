@@ -44,13 +44,13 @@ bool planAllows(const std::string& verb, const std::string& group, const std::st
 }
 
 TEST(MemberIdentityPlan, GrantsWhatTheControllerDoesInAMemberAndNoMore) {
-  for (const char* verb : {"get", "list", "watch", "create", "update", "delete"}) {
+  for (const char* verb : {"get", "list", "watch", "create", "update", "patch", "delete"}) {
     EXPECT_TRUE(planAllows(verb, "autoscaling", "horizontalpodautoscalers", "shop")) << verb;
     EXPECT_TRUE(planAllows(verb, "apps", "deployments", "shop")) << verb;
   }
   EXPECT_TRUE(planAllows("create", "", "namespaces"));
   EXPECT_FALSE(planAllows("delete", "", "namespaces", "", "shop"));
-  EXPECT_FALSE(planAllows("patch", "autoscaling", "horizontalpodautoscalers", "shop", "web"));
+  EXPECT_FALSE(planAllows("patch", "autoscaling", "horizontalpodautoscalers", "shop", "web", "status"));  // a member's own
   EXPECT_FALSE(planAllows("get", "", "secrets", "fedhpa-system", "any"));
   EXPECT_FALSE(planAllows("list", "", "secrets", ""));
   EXPECT_FALSE(planAllows("create", "rbac.authorization.k8s.io", "clusterroles"));

@@ -98,7 +98,14 @@ class FakeApi : public clusters::KubeClient {
   }
   json mergePatch(const Resource& resource, const std::string& ns, const std::string& name, const json& patch,
                   const std::string& subresource = "") override {
-    json current = get(resource, ns, name);
+    json current;
+    {
+      std::lock_guard lock(mutex_);
+      check();
+      const auto it = objects_.find(keyOf(resource, ns, name));
+      if (it == objects_.end()) throw ClientError(ClientError::Kind::NotFound, 404, "NotFound", name + " not found");
+      current = it->second;  // not a read the client made: the server's own, as kube-apiserver's patcher
+    }
     if (subresource == "status") current["status"] = patch.value("status", json::object());
     else current.merge_patch(patch);
     return update(resource, current, subresource);
@@ -185,10 +192,12 @@ class FakeApi : public clusters::KubeClient {
   long long revision_ = 100;
 };
 
-// An informer cache that shows what the test last copied into it from a FakeApi.
+// An informer cache that shows what the test last copied into it from a FakeApi, each object
+// through the informer's transform when one is given (as the controller-manager's caches are).
 class SnapshotLister : public clusters::Lister {
  public:
-  SnapshotLister(const FakeApi& api, Resource resource) : api_(api), resource_(std::move(resource)) {}
+  SnapshotLister(const FakeApi& api, Resource resource, clusters::ObjectTransform transform = {})
+      : api_(api), resource_(std::move(resource)), transform_(std::move(transform)) {}
   bool hasSynced() const override {
     std::lock_guard lock(mutex_);
     return synced_;
@@ -200,6 +209,8 @@ class SnapshotLister : public clusters::Lister {
   }
   void refresh() {
     auto objects = api_.all(resource_);
+    if (transform_)
+      for (auto& [key, object] : objects) transform_(object);
     std::lock_guard lock(mutex_);
     objects_ = std::move(objects);
     synced_ = true;
@@ -217,6 +228,7 @@ class SnapshotLister : public clusters::Lister {
  private:
   const FakeApi& api_;
   Resource resource_;
+  clusters::ObjectTransform transform_;
   mutable std::mutex mutex_;
   std::map<std::string, json> objects_;
   bool synced_ = false;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "federation/controller/cache_transforms.h"
 #include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/hpa_reconciler.h"
 #include "test/federation/common/fake_time_source.h"
@@ -150,8 +151,9 @@ class ObservedClient : public clusters::KubeClient {
 struct TestMember {
   std::string name;
   std::shared_ptr<FakeApi> api = std::make_shared<FakeApi>();
-  std::shared_ptr<SnapshotLister> hpas = std::make_shared<SnapshotLister>(*api, kHpas);
-  std::shared_ptr<SnapshotLister> deployments = std::make_shared<SnapshotLister>(*api, kDeployments);
+  // The controller-manager's transforms: reconcile reads only what its caches keep.
+  std::shared_ptr<SnapshotLister> hpas = std::make_shared<SnapshotLister>(*api, kHpas, trimMemberHpa);
+  std::shared_ptr<SnapshotLister> deployments = std::make_shared<SnapshotLister>(*api, kDeployments, trimMemberDeployment);
   std::shared_ptr<ObservedClient> client;
   MemberHealth health = MemberHealth::Healthy;
 };
@@ -309,8 +311,8 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
 
   fedhpa::testing::FakeTimeSource time_;
   FakeApi federation_;
-  SnapshotLister federatedHpas_{federation_, kHpas};
-  SnapshotLister federatedDeployments_{federation_, kDeployments};
+  SnapshotLister federatedHpas_{federation_, kHpas, federationObjectTransform()};
+  SnapshotLister federatedDeployments_{federation_, kDeployments, federationObjectTransform()};
   Observer observer_;
   std::vector<TestMember> members_;
   std::unique_ptr<MemberCalls> calls_ = std::make_unique<MemberCalls>(time_);

@@ -37,6 +37,55 @@ TEST_F(HpaReconcilerTest, PlacesFromTheCachesWithoutReadingAnyMember) {
   EXPECT_TRUE((*federated)["metadata"]["annotations"].contains(kClusterStatusAnnotation));
 }
 
+// The caches hold only what reconcile reads (cache_transforms.h), so no write may send a cached
+// object back whole: someone else's annotations and labels on the federated HPA and on the
+// members' copies, and what the members' HPA controllers wrote, outlive every write fedhpa makes:
+// a change of limits, the status, and an orphaning delete.
+TEST_F(HpaReconcilerTest, WritesFromTrimmedCachesKeepWhatTheCachesLeftOut) {
+  json hpa = federatedHpa(1, 10);
+  hpa["metadata"]["annotations"] = {{"kubectl.kubernetes.io/last-applied-configuration", federatedHpa(1, 10).dump()},
+                                    {"example.com/owner", "team-a"}};
+  federation_.put(kHpas, hpa);
+  ASSERT_TRUE(converge());
+  for (auto& member : members_)
+    member.api->touch(kHpas, "default", "php-apache", [](json& copy) {
+      copy["metadata"]["annotations"]["example.com/audited"] = "yes";
+      copy["metadata"]["labels"]["example.com/team"] = "a";
+      copy["status"] = {{"currentReplicas", 1}, {"desiredReplicas", 1},
+                        {"conditions", json::array({{{"type", "AbleToScale"}, {"status", "True"}, {"reason", "ReadyForNewScale"},
+                                                      {"message", "recommended size matches current size"}}})}};
+    });
+  refreshCaches();
+  EXPECT_FALSE((*members_[0].hpas->get("default", "php-apache"))["metadata"].contains("annotations")) << "the cache keeps none of it";
+  federation_.touch(kHpas, "default", "php-apache", [](json& object) { object["spec"]["maxReplicas"] = 20; });
+  ASSERT_TRUE(converge());
+  EXPECT_EQ(allLimits(), (std::vector<std::string>{"1/7", "1/7", "1/6"}));
+  for (const auto& member : members_) {
+    const json copy = *member.api->peek(kHpas, "default", "php-apache");
+    EXPECT_EQ(copy["metadata"]["annotations"].value("example.com/audited", ""), "yes") << member.name;
+    EXPECT_EQ(copy["metadata"]["labels"].value("example.com/team", ""), "a") << member.name;
+    EXPECT_EQ(copy["status"]["conditions"][0].value("message", ""), "recommended size matches current size") << member.name;
+  }
+  const json federated = *federation_.peek(kHpas, "default", "php-apache");
+  EXPECT_EQ(federated["metadata"]["annotations"].value("example.com/owner", ""), "team-a");
+  EXPECT_TRUE(federated["metadata"]["annotations"].contains("kubectl.kubernetes.io/last-applied-configuration"));
+  EXPECT_TRUE(federated["metadata"]["annotations"].contains(kClusterStatusAnnotation));
+  EXPECT_EQ(federated["status"].value("currentReplicas", 0), 3);
+
+  federation_.touch(kHpas, "default", "php-apache", [](json& object) { object["metadata"]["finalizers"].push_back("orphan"); });
+  federation_.remove(kHpas, "default", "php-apache", "", "");
+  ASSERT_TRUE(converge());
+  const json released = *federation_.peek(kHpas, "default", "php-apache");  // "orphan" is not fedhpa's to remove
+  EXPECT_EQ(released["metadata"]["finalizers"], json::array({"orphan"}));
+  EXPECT_EQ(released["metadata"]["annotations"].value("example.com/owner", ""), "team-a");
+  for (const auto& member : members_) {
+    const json copy = *member.api->peek(kHpas, "default", "php-apache");
+    EXPECT_FALSE(copy["metadata"]["labels"].contains(kManagedByLabel)) << member.name << " is no longer fedhpa's";
+    EXPECT_EQ(copy["metadata"]["labels"].value("example.com/team", ""), "a") << member.name;
+    EXPECT_EQ(copy["metadata"]["annotations"].value("example.com/audited", ""), "yes") << member.name;
+  }
+}
+
 // A first placement writes the federated HPA twice: the finalizer, with the breakdown the plan
 // leads to, before any member is written, then the status; plus its one Event.
 TEST_F(HpaReconcilerTest, AFirstPlacementWritesTheFederatedHpaTwice) {

@@ -4,6 +4,7 @@
 
 #include "federation/api/hpa_type.h"
 #include "federation/api/time.h"
+#include "federation/controller/cache_transforms.h"
 #include "federation/controller/cron_federated_hpa_reconciler.h"
 #include "federation/controller/deployment_reconciler.h"
 #include "federation/controller/federated_hpa_reconciler.h"
@@ -81,8 +82,8 @@ class FederatedHpaReconcilerTest : public ::testing::Test {
 
   FakeTimeSource time_;
   RecordingApi api_;
-  SnapshotLister federatedHpas_{api_, kFederatedHpas};
-  SnapshotLister hpas_{api_, kHpas};
+  SnapshotLister federatedHpas_{api_, kFederatedHpas, federationObjectTransform()};
+  SnapshotLister hpas_{api_, kHpas, federationObjectTransform()};
   std::unique_ptr<EventRecorder> events_ = std::make_unique<EventRecorder>(api_, time_);
   std::unique_ptr<FederatedHpaReconciler> reconciler_ = makeReconciler();
 
@@ -266,7 +267,7 @@ class CronFederatedHpaReconcilerTest : public ::testing::Test {
 
   FakeTimeSource time_;
   FakeApi api_;
-  SnapshotLister crons_{api_, kCronFederatedHpas};
+  SnapshotLister crons_{api_, kCronFederatedHpas, federationObjectTransform()};
   EventRecorder events_{api_, time_};
   std::unique_ptr<CronFederatedHpaReconciler> reconciler_ =
       std::make_unique<CronFederatedHpaReconciler>(CronFederatedHpaContext{api_, crons_, events_, time_, std::chrono::seconds(120)});

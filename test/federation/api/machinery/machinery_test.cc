@@ -157,6 +157,18 @@ TEST(MergeAndJsonPatch, FollowTheRfcs) {
   EXPECT_THROW(applyJsonPatch(json::parse(R"({"a":"xyz"})"), copyTwice, 8), PatchError);
 }
 
+// The patch a controller sends to make a member's spec what it wants, whatever else the spec held:
+// applied to the original it gives exactly the modified object.
+TEST(MergeAndJsonPatch, CreatedMergePatchTurnsTheOriginalIntoTheModified) {
+  const json original = json::parse(R"({"min":1,"max":4,"behavior":{"up":{"w":0},"down":{"w":300}},"metrics":[{"t":"cpu"}]})");
+  const json modified = json::parse(R"({"min":1,"max":6,"behavior":{"down":{"w":300}},"metrics":[{"t":"cpu"},{"t":"mem"}],"new":{"a":1}})");
+  const json patch = createMergePatch(original, modified);
+  EXPECT_EQ(patch, json::parse(R"({"max":6,"behavior":{"up":null},"metrics":[{"t":"cpu"},{"t":"mem"}],"new":{"a":1}})"));
+  EXPECT_EQ(applyMergePatch(original, patch), modified);
+  EXPECT_EQ(createMergePatch(original, original), json::object());
+  EXPECT_EQ(createMergePatch(json::parse(R"({"a":{"b":1}})"), json::parse(R"({"a":5})")), json::parse(R"({"a":5})"));
+}
+
 TEST(LabelSelector, ParsesEveryOperator) {
   const auto selector = LabelSelector::parse("tier=web, env!=prod,zone in (a, b),track notin (canary),app,!legacy");
   EXPECT_TRUE(selector.matches({{"tier", "web"}, {"env", "dev"}, {"zone", "b"}, {"app", "x"}}));
