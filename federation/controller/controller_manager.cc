@@ -26,7 +26,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                                      ControllerOptions options, TimeSource& time)
     : options_(options),
       time_(time),
-      registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
+      registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); },
+                [this](const std::string& cluster) { onMemberReady(cluster); }),
       prober_(federation, registry_, time, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
       queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
@@ -180,6 +181,19 @@ void ControllerManager::reconcileHpa(const std::string& key) {
 void ControllerManager::enqueueAll() {
   for (const auto& hpa : federatedHpas_.list()) queue_.addResync(clusters::objectKey(hpa));
   for (const auto& deployment : federatedDeployments_.list()) deploymentQueue_.addResync(clusters::objectKey(deployment));
+}
+
+// A member's Ready condition turned True: it answers again. What waited for it goes now, not when
+// its circuit's pause or the keys' backoff (both grown while it was away, up to 30 s) or the next
+// resync would let it: the circuit lets the next call through, the keys backing off are queued
+// with their failures forgotten, and every federated object is looked at again (behind any event)
+// for what the member should now hold.
+void ControllerManager::onMemberReady(const std::string& cluster) {
+  FEDHPA_LOG(info) << "cluster " << cluster << " is Ready: reconciling what waited for it";
+  calls_.retryNow(cluster);
+  queue_.retryNow();
+  deploymentQueue_.retryNow();
+  enqueueAll();
 }
 
 // A member appeared, changed or went: watch its managed HPAs and Deployments (a change there is a

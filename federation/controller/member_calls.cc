@@ -197,6 +197,13 @@ bool MemberCalls::available(const std::string& member) {
   return time_.monotonicTime() >= *lane->second.openUntil && !lane->second.trialInFlight;
 }
 
+void MemberCalls::retryNow(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane == lanes_.end() || !lane->second.openUntil) return;
+  lane->second.openUntil = std::min(*lane->second.openUntil, time_.monotonicTime());
+}
+
 void MemberCalls::forget(const std::string& member) {
   std::lock_guard lock(mutex_);
   const auto lane = lanes_.find(member);

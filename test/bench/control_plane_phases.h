@@ -1,7 +1,8 @@
 // The phases of control_plane_bench, each of which starts its own processes, measures, and adds
 // its rows to the table. Convergence, reaction and memory are in control_plane_bench.cc with the
 // table and main(), the API server's phase in control_plane_apiserver.cc, and the phases at member
-// latency in control_plane_latency.cc.
+// latency in control_plane_latency.cc, recovery (reaction at 200 ms, a restored member) in
+// control_plane_recovery.cc.
 #pragma once
 
 #include <chrono>
@@ -27,6 +28,10 @@ struct Sizes {
   int latencyHpas = 1000;       // federated HPAs over 10 members, and idle behind the reaction trials
   int latencyReactionTrials = 50;
   std::chrono::milliseconds idleWindow{10000};
+  // Recovery at 200 ms over 10 members (issue 31).
+  int recoveryHpas = 100;  // idle federated HPAs beside the reaction trials' one
+  int recoveryReactionTrials = 100;
+  std::chrono::milliseconds outage{60000};  // how long the restored member was frozen
 };
 
 struct Row {
@@ -42,12 +47,14 @@ void apiserverBench(const Sizes& sizes, std::vector<Row>& rows);
 void memory(const Sizes& sizes, std::vector<Row>& rows);
 void latencyConvergence(const Sizes& sizes, std::vector<Row>& rows);
 void reactionLatency(const Sizes& sizes, std::vector<Row>& rows);
+void recovery(const Sizes& sizes, std::vector<Row>& rows);
 
 // The reaction trials of phase 2, which reactionLatency runs again at member latency, and the
 // wait that comes before them.
 struct Trials {
   std::vector<double> latencies, writeRtts;  // ms; latencies from just before the status write
   std::vector<double> sinceStored;           // ms from the status write's response (the member had stored it)
+  std::vector<double> toLowered;             // ms from that response until another member's max was lowered
 };
 
 // `count` trials on the federated HPA `name`: the member holding the least max (round robin
@@ -56,9 +63,10 @@ struct Trials {
 Trials reactionTrials(MemberMirror& mirror, const std::vector<clusters::RestConfig>& configs, const std::string& name, int count,
                       std::chrono::milliseconds timeout);
 
-// Until every member holds the federated HPA `name` (created with min 3, max 9) at its initial
-// spread {1,3} x 3, and then until no member HPA changed for `quiet` (within `quietWithin`).
-void waitInitialSpread(MemberMirror& mirror, const std::string& name, std::chrono::milliseconds quiet,
+// Until each of the `members` members holds the federated HPA `name` (created with min 1 and
+// max 3 per member) at its initial spread {1,3}, and then until no member HPA changed for `quiet`
+// (within `quietWithin`).
+void waitInitialSpread(MemberMirror& mirror, const std::string& name, int members, std::chrono::milliseconds quiet,
                        std::chrono::seconds quietWithin);
 
 }  // namespace fedhpa::bench
