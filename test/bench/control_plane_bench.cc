@@ -249,7 +249,7 @@ json idleStatus() {
 }  // namespace
 
 Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& configs, const std::string& name, int count,
-                      milliseconds timeout) {
+                      milliseconds timeout, milliseconds quiet) {
   std::vector<std::unique_ptr<RestClient>> members;
   for (const auto& config : configs) members.push_back(std::make_unique<RestClient>(config));
   const int size = static_cast<int>(members.size());
@@ -290,7 +290,7 @@ Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& confi
     const auto reset = Clock::now();
     members[k]->mergePatch(kHpas, "default", name, idleStatus(), "status");
     writeRtts.push_back(secondsSince(reset) * 1000);
-    mirror.waitQuiet(milliseconds(100), Clock::now() + seconds(10), "trial " + std::to_string(trial) + " settling");
+    mirror.waitQuiet(quiet, Clock::now() + seconds(10), "trial " + std::to_string(trial) + " settling");
   }
   return {latencies, writeRtts, sinceStored, toLowered};
 }

@@ -59,9 +59,11 @@ struct Trials {
 
 // `count` trials on the federated HPA `name`: the member holding the least max (round robin
 // among equals) has its local HPA's status written saturated; timed until the mirror sees its
-// max raised, then the status goes back to idle and the members settle.
+// max raised, then the status goes back to idle and the members settle: no member HPA changes
+// for `quiet`, which must be longer than a round trip to a member, or the next trial may begin
+// while the controller still writes the last one's phases and wait behind them.
 Trials reactionTrials(MemberMirror& mirror, const std::vector<clusters::RestConfig>& configs, const std::string& name, int count,
-                      std::chrono::milliseconds timeout);
+                      std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(100));
 
 // Until each of the `members` members holds the federated HPA `name` (created with min 1 and
 // max 3 per member) at its initial spread {1,3}, and then until no member HPA changed for `quiet`
