@@ -59,6 +59,9 @@ class Informer : public Lister {
   void addHandlers(InformerHandlers handlers);
   void start();
   void stop();  // returns promptly: cancels the open watch
+  // The server is known to answer again (its cluster turned Ready): a wait between failed tries
+  // under way ends now, and the backoff starts again from initialBackoff. Nothing while watching.
+  void retryNow();
   bool hasSynced() const override { return synced_; }
   // Waits until the first list has been delivered; false on timeout.
   bool waitForSync(std::chrono::milliseconds timeout);
@@ -78,7 +81,8 @@ class Informer : public Lister {
   std::string relist();
   void watchFrom(std::string resourceVersion);
   void apply(const std::string& type, json object);
-  bool sleepUnlessStopped(std::chrono::milliseconds duration);
+  enum class Woken { Stopped, TimedOut, RetryNow };
+  Woken backOff(std::chrono::milliseconds duration);
 
   KubeClient& client_;
   Resource resource_;
@@ -90,6 +94,8 @@ class Informer : public Lister {
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // synced, stopping, or a change applied
   std::uint64_t changes_ = 0;         // under mutex_
+  bool backingOff_ = false;           // under mutex_: run() waits between failed tries
+  bool retryNow_ = false;             // under mutex_: retryNow() ended that wait
   // By "namespace/name". Shared, so that an event's object is stored, and the state it replaces
   // handed to onUpdate, without a copy of either.
   std::map<std::string, std::shared_ptr<const json>> cache_;

@@ -184,13 +184,20 @@ void ControllerManager::enqueueAll() {
 }
 
 // A member's Ready condition turned True: it answers again. What waited for it goes now, not when
-// its circuit's pause or the keys' backoff (both grown while it was away, up to 30 s) or the next
-// resync would let it: the circuit lets the next call through, the keys backing off are queued
-// with their failures forgotten, and every federated object is looked at again (behind any event)
-// for what the member should now hold.
+// its circuit's pause, its informers' backoff or the keys' backoff (grown while it was away) or
+// the next resync would let it: the circuit lets the next call through, the informers list or
+// watch again, the keys backing off are queued with their failures forgotten, and every
+// federated object is looked at again (behind any event) for what the member should now hold.
 void ControllerManager::onMemberReady(const std::string& cluster) {
   FEDHPA_LOG(info) << "cluster " << cluster << " is Ready: reconciling what waited for it";
   calls_.retryNow(cluster);
+  {
+    std::lock_guard lock(membersMutex_);
+    if (const auto it = memberWatches_.find(cluster); it != memberWatches_.end()) {
+      it->second->hpas->retryNow();  // a list or watch that failed while it was away goes again now
+      it->second->deployments->retryNow();
+    }
+  }
   queue_.retryNow();
   deploymentQueue_.retryNow();
   enqueueAll();

@@ -10,14 +10,15 @@ Each figure is measured in this run next to its reference, and the ratio is prin
   tracking    fedhpa simulate on the standard scenarios: replica-seconds served against one
               shared pool (the ratio is the tracking figure)
   control     control_plane_bench: convergence, reaction, apiserver, memory, and at member latency
-              50 ms: latency (10 members), reaction-latency (3 members, idle requests) (real processes)
+              50 ms: latency (10 members), reaction-latency (3 members, idle requests); at 200 ms:
+              recovery (10 members: reaction p50/p99, a member restored after an outage) (real processes)
   kubectl     `kubectl get hpa` over 10,000 HPAs against the same responses replayed by a trivial
               server (kubectl's own floor; goal <= 1.1)
   etcd        etcd_bench.py: creates through fedhpa on etcd against raw etcd puts through the same
               gateway (goal >= 0.5), GET/LIST/watch fan-out on etcd against SQLite (real processes)
 Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE[,PHASE...]]
   --only: only these control_plane_bench phases (convergence, reaction, apiserver, memory,
-          latency, reaction-latency), none of the other benchmarks"""
+          latency, reaction-latency, recovery), none of the other benchmarks"""
 import glob
 import http.client
 import json
