@@ -138,7 +138,8 @@ void recovery(const Sizes& sizes, std::vector<Row>& rows) {
   const double back = *std::max_element(backs.begin(), backs.end());
   waitReadyStatus(federation, member, "True", Clock::now() + seconds(30));
   const double reference = (kProbePeriodMs + 5.0 * kRecoveryLatencyMs) / 1000.0;
-  const std::string outage = fixed(std::chrono::duration<double>(sizes.outage).count(), 0) + " s";
+  // As long as asked, or longer when the controller took longer to mark the member not Ready.
+  const std::string outage = fixed(std::chrono::duration<double>(restored - outageStart).count(), 0) + " s";
   progress(member + " frozen for " + outage + " (not Ready after " + fixed(noticed, 1) + " s); holds the HPA created before that " +
            fixed(backs[0], 2) + " s and the one created after " + fixed(backs[1], 2) + " s after it answers again");
   rows.push_back({"restored member at " + recoveryLatencyFlag() + " x" + std::to_string(members) + " (" + outage + " outage)",
