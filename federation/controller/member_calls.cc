@@ -1,5 +1,6 @@
 #include "federation/controller/member_calls.h"
 
+#include <algorithm>
 #include <deque>
 #include <future>
 #include <system_error>
