@@ -59,15 +59,28 @@ void SecretCredentials::update(Credential credential) {
   credential_ = std::move(credential);
 }
 
-ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
-    : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)) {}
+bool clusterReady(const json& cluster) {
+  const auto status = cluster.find("status");
+  if (status == cluster.end() || !status->is_object()) return false;
+  for (const auto& condition : status->value("conditions", json::array()))
+    if (condition.is_object() && condition.value("type", "") == "Ready") return condition.value("status", "") == "True";
+  return false;
+}
+
+ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange,
+                                 std::function<void(const std::string&)> onReady)
+    : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)), onReady_(std::move(onReady)) {}
 
 ClusterRegistry::~ClusterRegistry() { stop(); }
 
 void ClusterRegistry::start() {
   auto byCluster = [this](const json& cluster) { refresh(cluster["metadata"].value("name", "")); };
-  clusters_ = std::make_unique<Informer>(
-      federation_, kClusters, InformerHandlers{byCluster, [=](const json&, const json& now) { byCluster(now); }, byCluster});
+  // A member that answers again: what waited for it need not wait for the next resync.
+  auto readyAgain = [this, byCluster](const json& before, const json& now) {
+    byCluster(now);
+    if (onReady_ && clusterReady(now) && !clusterReady(before)) onReady_(now["metadata"].value("name", ""));
+  };
+  clusters_ = std::make_unique<Informer>(federation_, kClusters, InformerHandlers{byCluster, readyAgain, byCluster});
   // A Secret may stand behind any cluster; which one is cheap to find out again.
   auto bySecret = [this](const json&) { refreshAll(); };
   InformerOptions secretOptions;

@@ -60,8 +60,11 @@ class SecretCredentials final : public CredentialSource {
 
 class ClusterRegistry {
  public:
-  // onChange(name) runs on an informer thread whenever a member's client appears, changes or goes.
-  ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange = {});
+  // onChange(name) runs on an informer thread whenever a member's client appears, changes or goes;
+  // onReady(name) when a Cluster's Ready condition turns True (from False or none), once the cache
+  // that cluster() reads shows it.
+  ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange = {},
+                  std::function<void(const std::string&)> onReady = {});
   ~ClusterRegistry();
 
   void start();
@@ -84,6 +87,7 @@ class ClusterRegistry {
   KubeClient& federation_;
   ClientFactory factory_;
   std::function<void(const std::string&)> onChange_;
+  std::function<void(const std::string&)> onReady_;
   std::unique_ptr<Informer> clusters_;
   std::unique_ptr<Informer> secrets_;
   mutable std::mutex mutex_;
@@ -99,6 +103,9 @@ struct ProberOptions {
   int failureThreshold = 3;  // consecutive failed probes before Ready turns False
   int successThreshold = 1;
 };
+
+// Whether a Cluster's Ready condition is True.
+bool clusterReady(const json& cluster);
 
 // Probes every registered member and writes its Cluster's Ready condition through the federation API.
 // A member that answers 401 is reachable but refuses the federation's credential: Ready False with

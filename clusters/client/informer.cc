@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "federation/common/logging.h"
 
@@ -123,9 +124,23 @@ std::vector<std::string> Informer::keysInNamespace(const std::string& namespaceN
   return keys == byNamespace_.end() ? std::vector<std::string>{} : keys->second;
 }
 
-bool Informer::sleepUnlessStopped(std::chrono::milliseconds duration) {
+void Informer::retryNow() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!backingOff_) return;
+    retryNow_ = true;
+  }
+  changed_.notify_all();
+}
+
+Informer::Woken Informer::backOff(std::chrono::milliseconds duration) {
   std::unique_lock lock(mutex_);
-  return !changed_.wait_for(lock, duration, [&] { return stopping_.load(); });
+  backingOff_ = true;
+  changed_.wait_for(lock, duration, [&] { return stopping_.load() || retryNow_; });
+  backingOff_ = false;
+  const bool retry = std::exchange(retryNow_, false);
+  if (stopping_) return Woken::Stopped;
+  return retry ? Woken::RetryNow : Woken::TimedOut;
 }
 
 void Informer::run() {
@@ -156,8 +171,9 @@ void Informer::run() {
     if (failure) {
       if (stopping_) break;
       FEDHPA_LOG(debug) << "informer " << resource_.resource << ": " << *failure << "; retrying in " << backoff.count() << "ms";
-      if (!sleepUnlessStopped(backoff)) break;
-      backoff = std::min(backoff * 2, options_.maxBackoff);
+      const Woken woken = backOff(backoff);
+      if (woken == Woken::Stopped) break;
+      backoff = woken == Woken::RetryNow ? options_.initialBackoff : std::min(backoff * 2, options_.maxBackoff);
     }
     if (!resourceVersion.empty()) resourceVersion = lastSeenVersion_;
   }

@@ -70,6 +70,9 @@ class Informer : public Lister {
   void addHandlers(InformerHandlers handlers);
   void start();
   void stop();  // returns promptly: cancels the open watch
+  // The server is known to answer again (its cluster turned Ready): a wait between failed tries
+  // under way ends now, and the backoff starts again from initialBackoff. Nothing while watching.
+  void retryNow();
   bool hasSynced() const override { return synced_; }
   // Waits until the first list has been delivered; false on timeout.
   bool waitForSync(std::chrono::milliseconds timeout);
@@ -95,7 +98,8 @@ class Informer : public Lister {
   // Transformed: the object to cache and hand to handlers.
   json& prepared(json& object) const;
   void apply(const std::string& type, json object);
-  bool sleepUnlessStopped(std::chrono::milliseconds duration);
+  enum class Woken { Stopped, TimedOut, RetryNow };
+  Woken backOff(std::chrono::milliseconds duration);
 
   KubeClient& client_;
   Resource resource_;
@@ -107,6 +111,8 @@ class Informer : public Lister {
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // synced, stopping, or a change applied
   std::uint64_t changes_ = 0;         // under mutex_
+  bool backingOff_ = false;           // under mutex_: run() waits between failed tries
+  bool retryNow_ = false;             // under mutex_: retryNow() ended that wait
   // By "namespace/name": each object's compact JSON text, after the transform.
   std::map<std::string, std::string> cache_;
   std::map<std::string, std::vector<std::string>> byNamespace_;  // the namespace index

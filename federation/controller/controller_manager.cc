@@ -27,7 +27,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                                      ControllerOptions options, TimeSource& time)
     : options_(options),
       time_(time),
-      registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
+      registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); },
+                [this](const std::string& cluster) { onMemberReady(cluster); }),
       prober_(federation, registry_, time, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
       rotator_(federation, registry_, time, options.tokenRotation),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
@@ -183,6 +184,26 @@ void ControllerManager::reconcileHpa(const std::string& key) {
 void ControllerManager::enqueueAll() {
   for (const auto& key : federatedHpas_.keys()) queue_.addResync(key);
   for (const auto& key : federatedDeployments_.keys()) deploymentQueue_.addResync(key);
+}
+
+// A member's Ready condition turned True: it answers again. What waited for it goes now, not when
+// its circuit's pause, its informers' backoff or the keys' backoff (grown while it was away) or
+// the next resync would let it: the circuit lets the next call through, the informers list or
+// watch again, the keys backing off are queued with their failures forgotten, and every
+// federated object is looked at again (behind any event) for what the member should now hold.
+void ControllerManager::onMemberReady(const std::string& cluster) {
+  FEDHPA_LOG(info) << "cluster " << cluster << " is Ready: reconciling what waited for it";
+  calls_.retryNow(cluster);
+  {
+    std::lock_guard lock(membersMutex_);
+    if (const auto it = memberWatches_.find(cluster); it != memberWatches_.end()) {
+      it->second->hpas->retryNow();  // a list or watch that failed while it was away goes again now
+      it->second->deployments->retryNow();
+    }
+  }
+  queue_.retryNow();
+  deploymentQueue_.retryNow();
+  enqueueAll();
 }
 
 // A member appeared, changed or went: watch its managed HPAs and Deployments (a change there is a

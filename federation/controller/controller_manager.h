@@ -66,6 +66,7 @@ class ControllerManager : public MemberClusters {
   void enqueueAll();
   void reconcileHpa(const std::string& key);
   void onMemberChange(const std::string& cluster);
+  void onMemberReady(const std::string& cluster);
   MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
 
   ControllerOptions options_;

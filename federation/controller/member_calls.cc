@@ -1,5 +1,6 @@
 #include "federation/controller/member_calls.h"
 
+#include <algorithm>
 #include <deque>
 #include <future>
 #include <system_error>
@@ -195,6 +196,13 @@ bool MemberCalls::available(const std::string& member) {
   const auto lane = lanes_.find(member);
   if (lane == lanes_.end() || !lane->second.openUntil) return true;
   return time_.monotonicTime() >= *lane->second.openUntil && !lane->second.trialInFlight;
+}
+
+void MemberCalls::retryNow(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane == lanes_.end() || !lane->second.openUntil) return;
+  lane->second.openUntil = std::min(*lane->second.openUntil, time_.monotonicTime());
 }
 
 void MemberCalls::forget(const std::string& member) {

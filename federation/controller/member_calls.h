@@ -84,6 +84,10 @@ class MemberCalls {
   // False while the member's circuit is open and its pause has not passed: a call would fail at once.
   bool available(const std::string& member);
   void forget(const std::string& member);  // the member left the federation
+  // The member answers again (its probe says so): an open circuit lets the next call through as
+  // its trial now instead of at the end of a pause that doubled while the member was away. A
+  // failing trial opens it again for twice the last pause, as any failed trial does.
+  void retryNow(const std::string& member);
 
  private:
   struct Lane {

@@ -58,6 +58,22 @@ void WorkQueue::forget(const std::string& key) {
   failures_.erase(key);
 }
 
+void WorkQueue::retryNow() {
+  std::lock_guard lock(mutex_);
+  if (shuttingDown_) return;
+  for (const auto& [due, key] : delayed_) {
+    failures_.erase(key);
+    if (processing_.count(key)) {
+      dirty_.insert(key);
+      continue;
+    }
+    resyncQueued_.erase(key);
+    if (queued_.insert(key).second) queue_.push_back(key);
+  }
+  delayed_.clear();
+  changed_.notify_all();
+}
+
 std::optional<std::string> WorkQueue::get() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] {

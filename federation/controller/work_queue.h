@@ -34,6 +34,10 @@ class WorkQueue {
   void addResync(const std::string& key);       // a periodic look again: after every add()ed key
   void addRateLimited(const std::string& key);  // after a failure: later, the more it failed
   void forget(const std::string& key);          // after a success: its failures no longer count
+  // Every key waiting out its backoff is queued now, its failures forgotten (client-go's Forget +
+  // Add): what they failed on (a member not answering) has just changed, and the backoff they
+  // built up while it lasted would keep them waiting long after it ended.
+  void retryNow();
   std::optional<std::string> get();             // blocks; nullopt once shut down
   bool fromResync(const std::string& key);      // whether get() handed the key out from the resync lane
   void done(const std::string& key);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clusters/client/cluster_registry.h"
 #include "clusters/client/rest_client.h"
 
 #include <fstream>
@@ -209,12 +210,6 @@ RestConfig serverConfig(const std::string& url) {
   return config;
 }
 
-static bool clusterReady(const json& cluster) {
-  for (const auto& condition : cluster.value("status", json::object()).value("conditions", json::array()))
-    if (condition.value("type", "") == "Ready" && condition.value("status", "") == "True") return true;
-  return false;
-}
-
 void waitClustersReady(const RestConfig& federation, int count, milliseconds timeout) {
   RestClient client(federation);
   const auto deadline = Clock::now() + timeout;
@@ -222,7 +217,7 @@ void waitClustersReady(const RestConfig& federation, int count, milliseconds tim
   for (;;) {
     const json list = client.list(kClusters, "", {});
     ready = 0;
-    for (const auto& cluster : list.value("items", json::array())) ready += clusterReady(cluster);
+    for (const auto& cluster : list.value("items", json::array())) ready += clusters::clusterReady(cluster);
     if (ready == count) return;
     if (Clock::now() >= deadline)
       throw BenchError(std::to_string(ready) + " of " + std::to_string(count) + " member clusters Ready after " +

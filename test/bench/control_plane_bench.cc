@@ -3,7 +3,7 @@
 // same run on the same machine. Prints one table on stdout; progress goes to stderr.
 //
 //   control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M]
-//   phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale
+//   phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale recovery
 //
 // Every wait is bounded: a phase that does not finish in time fails with a message and exit 1,
 // and every process it started is killed on the way out.
@@ -11,6 +11,7 @@
 #include <array>
 #include <charconv>
 #include <ctime>
+#include <optional>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -250,11 +251,11 @@ json idleStatus() {
 }  // namespace
 
 Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& configs, const std::string& name, int count,
-                      milliseconds timeout) {
+                      milliseconds timeout, milliseconds quiet) {
   std::vector<std::unique_ptr<RestClient>> members;
   for (const auto& config : configs) members.push_back(std::make_unique<RestClient>(config));
   const int size = static_cast<int>(members.size());
-  std::vector<double> latencies, writeRtts, sinceStored;
+  std::vector<double> latencies, writeRtts, sinceStored, toLowered;
   int last = size - 1;
   for (int trial = 0; trial < count; ++trial) {
     // The member with the least max saturates (the others then always have max to give).
@@ -282,21 +283,27 @@ Trials reactionTrials(MemberMirror& mirror, const std::vector<RestConfig>& confi
             " gets more");
     latencies.push_back(std::chrono::duration<double, std::milli>(raisedAt - start).count());
     sinceStored.push_back(std::chrono::duration<double, std::milli>(raisedAt - stored).count());
+    // The first half of the reaction: until the first lowering the raise waited for.
+    const auto after = *mirror.snapshot(name);
+    std::optional<Clock::time_point> loweredAt;
+    for (int m = 0; m < size; ++m)
+      if (after.max[m] < before.max[m] && (!loweredAt || after.changedAt[m] < *loweredAt)) loweredAt = after.changedAt[m];
+    if (loweredAt) toLowered.push_back(std::chrono::duration<double, std::milli>(*loweredAt - stored).count());
     const auto reset = Clock::now();
     members[k]->mergePatch(kHpas, "default", name, idleStatus(), "status");
     writeRtts.push_back(secondsSince(reset) * 1000);
-    mirror.waitQuiet(milliseconds(100), Clock::now() + seconds(10), "trial " + std::to_string(trial) + " settling");
+    mirror.waitQuiet(quiet, Clock::now() + seconds(10), "trial " + std::to_string(trial) + " settling");
   }
-  return {latencies, writeRtts, sinceStored};
+  return {latencies, writeRtts, sinceStored, toLowered};
 }
 
-void waitInitialSpread(MemberMirror& mirror, const std::string& name, milliseconds quiet, seconds quietWithin) {
+void waitInitialSpread(MemberMirror& mirror, const std::string& name, int members, milliseconds quiet, seconds quietWithin) {
   mirror.waitUntil(
       [&](const MemberMirror& m) {
         const auto e = m.entry(name);
-        return e && e->max == std::vector<int>{3, 3, 3};
+        return e && e->max == std::vector<int>(members, 3);
       },
-      Clock::now() + seconds(30), "the initial spread {1,3} x 3");
+      Clock::now() + seconds(30), "the initial spread {1,3} x " + std::to_string(members));
   mirror.waitQuiet(quiet, Clock::now() + quietWithin, "after the initial spread");
 }
 
@@ -307,7 +314,7 @@ void reaction(const Sizes& sizes, std::vector<Row>& rows) {
   MemberMirror mirror(up.members, 9);
   const std::string name = "reaction";
   RestClient(up.federation).create(kHpas, "default", hpaObject(name, 3, 9));
-  waitInitialSpread(mirror, name, milliseconds(200), seconds(10));
+  waitInitialSpread(mirror, name, kMembers, milliseconds(200), seconds(10));
 
   const Trials measured = reactionTrials(mirror, up.members, name, sizes.reactionTrials, seconds(10));
   const auto& latencies = measured.latencies;
@@ -403,7 +410,7 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--smoke") {
-      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000), 3, 30, 10, 3};
+      sizes = Sizes{true, 10, 5, 20, 5, 20, 50, 4, milliseconds(300), 10, 3, milliseconds(1000), 3, 30, 10, 3, 5, 3, milliseconds(3000)};
     } else if (arg == "--tsv") {
       tsv = true;
     } else if (arg == "--only" && i + 1 < argc) {
@@ -414,14 +421,14 @@ int run(int argc, char** argv) {
       scaleMembers = positive(argv[++i]);
     } else {
       std::cerr << "usage: control_plane_bench [--smoke] [--tsv] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M] "
-                   "(phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale)\n";
+                   "(phases: convergence reaction apiserver memory latency reaction-latency watchers apiserver-memory scale recovery)\n";
       return 2;
     }
   }
   const std::vector<std::pair<std::string, std::function<void(const Sizes&, std::vector<Row>&)>>> phases = {
       {"convergence", convergence}, {"reaction", reaction}, {"apiserver", apiserverBench}, {"memory", memory},
       {"latency", latencyConvergence}, {"reaction-latency", reactionLatency}, {"watchers", watchersBench},
-      {"apiserver-memory", apiserverMemory}, {"scale", scale}};
+      {"apiserver-memory", apiserverMemory}, {"scale", scale}, {"recovery", recovery}};
   if (scaleHpas) sizes.scaleHpas = *scaleHpas;
   if (scaleMembers) sizes.scaleMembers = *scaleMembers;
   if (sizes.scaleHpas < 1 || sizes.scaleMembers < 1) {

@@ -156,7 +156,7 @@ void reactionLatency(const Sizes& sizes, std::vector<Row>& rows) {
   mirror.waitUntil([n](const MemberMirror& m) { return m.correct() == static_cast<std::size_t>(n) + 1; },
                    start + seconds(60) + milliseconds(100) * n, std::to_string(3 * (n + 1)) + " local HPAs at " + latencyFlag());
   progress("converged in " + fixed(secondsSince(start), 2) + " s");
-  waitInitialSpread(mirror, name, milliseconds(1000), seconds(30));
+  waitInitialSpread(mirror, name, kMembers, milliseconds(1000), seconds(30));
 
   // Idle: nothing changes anywhere; requests beyond watches and probes should be none.
   const IdleRates idle = idleRequestRates(f.memberUrls, sizes.idleWindow);

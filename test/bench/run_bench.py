@@ -13,14 +13,15 @@ Each figure is measured in this run next to its reference, and the ratio is prin
               50 ms: latency (10 members), reaction-latency (3 members, idle requests), scale
               (10,000 federated HPAs x 20 members: convergence, RSS per cached object); the API
               server's memory: watchers (RSS per watcher that never reads), apiserver-memory
-              (RSS with 10,000 HPAs in the watch cache) (real processes)
+              (RSS with 10,000 HPAs in the watch cache); at 200 ms: recovery (10 members: reaction
+              p50/p99, a member restored after an outage) (real processes)
   kubectl     `kubectl get hpa` over 10,000 HPAs against the same responses replayed by a trivial
               server (kubectl's own floor; goal <= 1.1)
   etcd        etcd_bench.py: creates through fedhpa on etcd against raw etcd puts through the same
               gateway (goal >= 0.5), GET/LIST/watch fan-out on etcd against SQLite (real processes)
 Usage: run_bench.py BUILD_DIR [--smoke] [--only PHASE[,PHASE...]] [--scale-hpas N] [--scale-members M]
   --only: only these control_plane_bench phases (convergence, reaction, apiserver, memory,
-          latency, reaction-latency, watchers, apiserver-memory, scale), none of the other benchmarks
+          latency, reaction-latency, watchers, apiserver-memory, scale, recovery), none of the other benchmarks
   --scale-hpas, --scale-members: the size of the scale phase (default 10000 and 20)"""
 import glob
 import http.client

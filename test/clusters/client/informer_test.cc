@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -282,6 +283,35 @@ TEST(InformerRobustnessTest, AnUnreadableListIsListedAgainNotACrash) {
   for (int i = 0; i < 100 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_EQ(informer.list().size(), 1u);
   EXPECT_EQ(informer.list()[0]["metadata"]["name"], "web");
+  informer.stop();
+}
+
+// A server that answers again: the informer's wait between failed tries (an hour here) ends when
+// it is told, and it lists at once.
+TEST(InformerRobustnessTest, RetryNowEndsTheBackoffAfterFailedLists) {
+  testing::MockKubeClient client;
+  std::atomic<int> lists{0};
+  EXPECT_CALL(client, list).WillRepeatedly([&](auto&&...) -> json {
+    if (++lists == 1) throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "not answering");
+    return {{"metadata", {{"resourceVersion", "7"}}}, {"items", json::array({hpa("web", 3)})}};
+  });
+  EXPECT_CALL(client, watch).WillRepeatedly([](auto&&...) -> std::unique_ptr<WatchStream> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "no watch here");
+  });
+  InformerOptions options = inDefault();
+  options.initialBackoff = std::chrono::hours(1);
+  options.maxBackoff = std::chrono::hours(1);
+  Informer informer(client, kHpaResource, {}, options);
+  informer.retryNow();  // not backing off yet: nothing to cut short
+  informer.start();
+  // Told until it has listed again (a retryNow before its wait began ends nothing).
+  for (int i = 0; i < 1000 && !informer.hasSynced(); ++i) {
+    informer.retryNow();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(informer.hasSynced()) << "still waiting out its hour after " << lists << " lists";
+  EXPECT_EQ(lists.load(), 2);
   informer.stop();
 }
 

@@ -11,6 +11,7 @@
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::controller {
 namespace {
@@ -18,10 +19,10 @@ namespace {
 using clusters::ClientError;
 using clusters::json;
 
-json federatedHpa(int minReplicas, int maxReplicas) {
+json federatedHpa(int minReplicas, int maxReplicas, const std::string& name = "php-apache") {
   return {{"apiVersion", "autoscaling/v2"},
           {"kind", "HorizontalPodAutoscaler"},
-          {"metadata", {{"name", "php-apache"}}},
+          {"metadata", {{"name", name}}},
           {"spec",
            {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "php-apache"}}},
             {"minReplicas", minReplicas},
@@ -38,37 +39,47 @@ class ControllerTest : public ::testing::Test {
     config.server = "http://127.0.0.1:" + std::to_string(federationServer_->start());
     federation_ = std::make_unique<clusters::RestClient>(config);
     for (const char* name : {"member1", "member2", "member3"}) {
-      sim::MemberSimulatorOptions options;
-      options.name = name;
-      options.hpaSyncPeriod = std::chrono::milliseconds(500);
-      auto member = std::make_unique<sim::MemberSimulator>(options);
+      members_.push_back(startMember(name, 0));
       clusters::RestConfig memberConfig;
-      memberConfig.server = "http://127.0.0.1:" + std::to_string(member->start());
+      memberConfig.server = "http://127.0.0.1:" + std::to_string(ports_.back());
       clusters::joinCluster(*federation_, name, memberConfig);
       memberClients_[name] = std::make_unique<clusters::RestClient>(memberConfig);
-      members_.push_back(std::move(member));
     }
     ControllerOptions options;
     options.workers = 2;
     options.resyncPeriod = std::chrono::milliseconds(500);
     options.clusterProbePeriod = std::chrono::milliseconds(200);
     options.policy.scaleForbiddenWindow = std::chrono::seconds(0);
+    configure(options);
     controller_ = std::make_unique<ControllerManager>(
-        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options, time_);
+        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options, time());
     controller_->start();
+  }
+  virtual void configure(ControllerOptions&) {}
+  virtual TimeSource& time() { return realTime_; }
+  // A member-sim on `port` (0: any), whose port is remembered in ports_ when it is new.
+  std::unique_ptr<sim::MemberSimulator> startMember(const std::string& name, std::uint16_t port) {
+    sim::MemberSimulatorOptions options;
+    options.name = name;
+    options.hpaSyncPeriod = std::chrono::milliseconds(500);
+    options.http.port = port;
+    auto member = std::make_unique<sim::MemberSimulator>(options);
+    const std::uint16_t started = member->start();
+    if (port == 0) ports_.push_back(started);
+    return member;
   }
   void TearDown() override {
     controller_->stop();
     for (auto& member : members_) member->stop();
   }
 
-  // Each member's local php-apache as "min/max", "-" where there is none.
-  std::vector<std::string> localLimits() {
+  // Each member's local HPA `hpa` as "min/max", "-" where there is none.
+  std::vector<std::string> localLimits(const std::string& hpa = "php-apache") {
     std::vector<std::string> out;
     for (auto& [name, client] : memberClients_) {
       try {
-        const json hpa = client->get(kHpas, "default", "php-apache");
-        out.push_back(std::to_string(hpa["spec"].value("minReplicas", 0)) + "/" + std::to_string(hpa["spec"].value("maxReplicas", 0)));
+        const json local = client->get(kHpas, "default", hpa);
+        out.push_back(std::to_string(local["spec"].value("minReplicas", 0)) + "/" + std::to_string(local["spec"].value("maxReplicas", 0)));
       } catch (const ClientError&) {
         out.push_back("-");
       }
@@ -86,8 +97,9 @@ class ControllerTest : public ::testing::Test {
   std::unique_ptr<apiserver::ApiServer> federationServer_;
   std::unique_ptr<clusters::RestClient> federation_;
   std::vector<std::unique_ptr<sim::MemberSimulator>> members_;
+  std::vector<std::uint16_t> ports_;
   std::map<std::string, std::unique_ptr<clusters::RestClient>> memberClients_;
-  RealTimeSource time_;
+  RealTimeSource realTime_;
   std::unique_ptr<ControllerManager> controller_;
 };
 
@@ -171,6 +183,52 @@ TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
       if (condition["type"] == "AbleToScale") return condition["status"] == "False";
     return false;
   }));
+}
+
+// A member that comes back answering: no resync brings back what it missed (the period is an
+// hour), and the keys' backoff runs on a clock that moves only when the test says so. The
+// member's Ready condition turning True is what reconciles the HPA created while it was away.
+class ControllerRecoveryTest : public ControllerTest {
+ protected:
+  void configure(ControllerOptions& options) override {
+    options.resyncPeriod = std::chrono::hours(1);
+    options.clusterUnhealthyGrace = std::chrono::hours(1);  // away, it stays Unknown: its share is kept
+  }
+  TimeSource& time() override { return fakeTime_; }
+  bool memberReady(const std::string& name) {
+    return clusters::clusterReady(federation_->get(clusters::kClusters, "", name));
+  }
+  // Like eventually(), the fake clock moving a second a step, so that a key a failed write put
+  // back is retried: only an HPA nothing re-queues stays where it is.
+  bool eventuallyAsTimePasses(const std::function<bool()>& predicate) {
+    for (int i = 0; i < 300; ++i) {
+      if (predicate()) return true;
+      fakeTime_.advance(std::chrono::seconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  fedhpa::testing::FakeTimeSource fakeTime_;
+};
+
+TEST_F(ControllerRecoveryTest, AMemberReadyAgainGetsTheHpaCreatedWhileItWasAway) {
+  federation_->create(kHpas, "default", federatedHpa(3, 9));
+  ASSERT_TRUE(eventually([&] { return localLimits() == std::vector<std::string>{"1/3", "1/3", "1/3"}; }))
+      << ::testing::PrintToString(localLimits());
+
+  members_[2]->stop();
+  ASSERT_TRUE(eventually([&] { return !memberReady("member3"); }));
+  federation_->create(kHpas, "default", federatedHpa(2, 6, "created-while-away"));
+  ASSERT_TRUE(eventuallyAsTimePasses([&] {
+    const auto limits = localLimits("created-while-away");
+    return limits[0] != "-" && limits[1] != "-";
+  })) << ::testing::PrintToString(localLimits("created-while-away"));
+
+  members_[2] = startMember("member3", ports_[2]);  // back, and empty: a member-sim keeps nothing
+  EXPECT_TRUE(eventuallyAsTimePasses([&] { return localLimits("created-while-away")[2] != "-"; }))
+      << ::testing::PrintToString(localLimits("created-while-away"));
+  EXPECT_TRUE(memberReady("member3"));
 }
 
 }  // namespace

@@ -59,6 +59,32 @@ TEST(MemberCallsTest, AFailingMemberIsCutOffThenTriedWithOneCall) {
   EXPECT_TRUE(calls.available("dead"));
 }
 
+// A member the prober finds answering again: its circuit, open with a pause that doubled while
+// it was away, lets the next call through at once as its trial.
+TEST(MemberCallsTest, AMemberAnsweringAgainIsTriedAtOnceNotAtTheEndOfItsPause) {
+  FakeTimeSource time;
+  MemberCalls calls(time, {8, 3, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
+  for (int i = 0; i < 3; ++i) EXPECT_THROW(calls.call("away", refused), ClientError);
+  for (int pause = 2000; pause < 30000; pause *= 2) {  // failed trials: the pause grows to 30 s
+    time.advance(std::chrono::milliseconds(pause));
+    EXPECT_THROW(calls.call("away", refused), ClientError);
+  }
+  EXPECT_FALSE(calls.available("away"));
+  calls.retryNow("away");
+  EXPECT_TRUE(calls.available("away")) << "no clock moved: the trial may go now";
+  EXPECT_EQ(calls.call("away", [] { return json{{"back", true}}; })["back"], true);
+  EXPECT_TRUE(calls.available("away"));
+
+  // A failing trial after retryNow opens the circuit again, for longer than before.
+  for (int i = 0; i < 3; ++i) EXPECT_THROW(calls.call("again", refused), ClientError);
+  calls.retryNow("again");
+  EXPECT_THROW(calls.call("again", refused), ClientError);
+  time.advance(std::chrono::milliseconds(2000));
+  EXPECT_FALSE(calls.available("again")) << "the pause doubled to 4 s";
+  calls.retryNow("healthy");  // a member whose circuit is closed: nothing changes
+  EXPECT_TRUE(calls.available("healthy"));
+}
+
 // Whether a failed write may still have been applied: only when it went out and got no answer,
 // or an answer that does not know; never when the circuit kept it from going out.
 TEST(MemberCallsTest, OnlyAWriteThatWentOutUnansweredMayHaveBeenApplied) {

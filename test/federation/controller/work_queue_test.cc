@@ -57,6 +57,38 @@ TEST(WorkQueue, FailuresComeBackLaterAndLaterOnTheQueuesClock) {
   EXPECT_TRUE(handedOutAfter(std::chrono::milliseconds(20))) << "a success forgets the failures";
 }
 
+// A member that answers again: keys that backed off while it did not are handed out at once,
+// not when their backoff (here the 30 s maximum) ends, and a failure after that starts again
+// from the base delay.
+TEST(WorkQueue, RetryNowHandsOutBackedOffKeysAtOnceWithTheirFailuresForgotten) {
+  fedhpa::testing::FakeTimeSource time;
+  WorkQueue queue(time, std::chrono::milliseconds(100), std::chrono::seconds(30));
+  for (int failure = 0; failure < 12; ++failure) queue.addRateLimited("k");  // due in 30 s
+  queue.addRateLimited("other");
+  queue.add("busy");
+  ASSERT_EQ(queue.get(), "busy");
+  queue.addRateLimited("busy");  // failed while being reconciled: due later
+  EXPECT_EQ(queue.length(), 0u);
+
+  queue.retryNow();  // the fake clock has not moved
+  EXPECT_EQ(queue.length(), 2u);
+  std::vector<std::string> handedOut = {*queue.get(), *queue.get()};
+  std::sort(handedOut.begin(), handedOut.end());
+  EXPECT_EQ(handedOut, (std::vector<std::string>{"k", "other"}));
+  EXPECT_EQ(queue.length(), 0u) << "a key in flight comes back once done";
+  queue.done("busy");
+  EXPECT_EQ(queue.get(), "busy");
+  queue.done("busy");
+
+  // The failures are forgotten: one more failure waits the base delay, not 30 s.
+  queue.done("k");
+  queue.addRateLimited("k");
+  auto key = std::async(std::launch::async, [&] { return queue.get(); });
+  time.advance(std::chrono::milliseconds(100));
+  ASSERT_EQ(key.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_EQ(key.get(), "k");
+}
+
 TEST(WorkQueue, AResyncNeverDelaysAnEvent) {
   RealTimeSource time;
   WorkQueue queue(time);
