@@ -21,6 +21,8 @@ std::shared_ptr<const ResourceType> roleType();
 std::shared_ptr<const ResourceType> clusterRoleType();
 std::shared_ptr<const ResourceType> roleBindingType();
 std::shared_ptr<const ResourceType> clusterRoleBindingType();
+// apiextensions.k8s.io/v1, read-only and empty: what kubectl asks before it reports an unknown kind.
+std::shared_ptr<const ResourceType> customResourceDefinitionType();
 // SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview.
 std::vector<std::shared_ptr<const ResourceType>> authorizationReviewTypes();
 
