@@ -25,7 +25,7 @@ json rule(const std::string& group, const std::vector<std::string>& resources, c
 }
 
 // Every call fedhpa's controller-manager makes in a member, and nothing more:
-//  - HPAs and Deployments: its informers list and watch them cluster-wide; the reconcilers get
+//  - HPAs, Deployments, ConfigMaps and Services: its informers list and watch them cluster-wide; the reconcilers get
 //    (settling an unanswered write), create, update and delete its copies (unjoin's release of
 //    the copies updates them too);
 //  - namespaces: the HPA reconciler creates a copy's namespace when the member lacks it;
@@ -34,6 +34,7 @@ json rule(const std::string& group, const std::vector<std::string>& resources, c
 json controllerRules() {
   const std::vector<std::string> manage = {"get", "list", "watch", "create", "update", "delete"};
   return json::array({rule("autoscaling", {"horizontalpodautoscalers"}, manage), rule("apps", {"deployments"}, manage),
+                      rule("", {"configmaps", "services"}, manage),
                       rule("", {"namespaces"}, {"create"}),
                       {{"nonResourceURLs", {"/readyz", "/healthz"}}, {"verbs", {"get"}}}});
 }
