@@ -25,15 +25,17 @@ json rule(const std::string& group, const std::vector<std::string>& resources, c
 }
 
 // Every call fedhpa's controller-manager makes in a member, and nothing more:
-//  - HPAs and Deployments: its informers list and watch them cluster-wide; the reconcilers get
-//    (settling an unanswered write), create, patch (their own fields of a copy, from what the
-//    cache keeps of it) and delete its copies (unjoin's release of the copies updates them);
+//  - HPAs, Deployments, ConfigMaps and Services: its informers list and watch them cluster-wide;
+//    the reconcilers get (settling an unanswered write), create, patch (their own fields of a
+//    copy, from what the cache keeps of it), update and delete its copies (unjoin's release of the
+//    copies updates them);
 //  - namespaces: the HPA reconciler creates a copy's namespace when the member lacks it;
 //  - /readyz and /healthz: the health prober (kube grants them to everyone too).
 // It writes no Events in members and reads no Secrets there.
 json controllerRules() {
   const std::vector<std::string> manage = {"get", "list", "watch", "create", "update", "patch", "delete"};
   return json::array({rule("autoscaling", {"horizontalpodautoscalers"}, manage), rule("apps", {"deployments"}, manage),
+                      rule("", {"configmaps", "services"}, manage),
                       rule("", {"namespaces"}, {"create"}),
                       {{"nonResourceURLs", {"/readyz", "/healthz"}}, {"verbs", {"get"}}}});
 }

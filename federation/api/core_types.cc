@@ -230,7 +230,8 @@ std::vector<std::shared_ptr<const ResourceType>> federationResources() {
   std::vector<std::shared_ptr<const ResourceType>> all = {
       namespaceType(), eventType(),       secretType(),      horizontalPodAutoscalerType(), deploymentType(),
       leaseType(),     clusterType(),     roleType(),        clusterRoleType(),             roleBindingType(),
-      clusterRoleBindingType(), federatedHpaType(), cronFederatedHpaType()};
+      clusterRoleBindingType(), federatedHpaType(), cronFederatedHpaType(), customResourceDefinitionType(),
+      configMapType(),          serviceType()};
   for (auto& review : authorizationReviewTypes()) all.push_back(std::move(review));
   return all;
 }

@@ -14,6 +14,9 @@ std::shared_ptr<const ResourceType> clusterType();
 std::shared_ptr<const ResourceType> namespaceType();
 std::shared_ptr<const ResourceType> secretType();
 std::shared_ptr<const ResourceType> eventType();
+// core v1 ConfigMap and Service, federated with the Deployments that use them.
+std::shared_ptr<const ResourceType> configMapType();
+std::shared_ptr<const ResourceType> serviceType();
 std::shared_ptr<const ResourceType> leaseType();
 // core/v1 ServiceAccount with its token subresource; the member-sim serves it, the federation does not.
 std::shared_ptr<const ResourceType> serviceAccountType();
@@ -21,6 +24,8 @@ std::shared_ptr<const ResourceType> roleType();
 std::shared_ptr<const ResourceType> clusterRoleType();
 std::shared_ptr<const ResourceType> roleBindingType();
 std::shared_ptr<const ResourceType> clusterRoleBindingType();
+// apiextensions.k8s.io/v1, read-only and empty: what kubectl asks before it reports an unknown kind.
+std::shared_ptr<const ResourceType> customResourceDefinitionType();
 // SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview.
 std::vector<std::shared_ptr<const ResourceType>> authorizationReviewTypes();
 

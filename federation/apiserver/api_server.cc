@@ -8,6 +8,7 @@
 #include "federation/api/discovery.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/openapi.h"
+#include "federation/api/openapi_v2.h"
 #include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/apiserver/metrics.h"
 #include "federation/apiserver/object_meta.h"
@@ -124,7 +125,11 @@ class ApiServer::Dispatcher : public http::Handler {
         rest_(storage, resources_, watches_, options.minRequestTimeout),
         createSubresources_(options.createSubresources),
         inflight_(options.maxRequestsInflight, options.maxMutatingRequestsInflight),
-        heavyRequests_(options.heavyRequestWorkers) {}
+        heavyRequests_(options.heavyRequestWorkers) {
+    const json openApiV2 = api::openApiV2Document(resources_);
+    openApiV2Json_ = openApiV2.dump();
+    openApiV2Protobuf_ = api::encodeOpenApiV2(openApiV2);
+  }
 
   void handle(http::Request request, std::shared_ptr<http::Responder> responder) override {
     const auto started = std::chrono::steady_clock::now();
@@ -273,8 +278,20 @@ class ApiServer::Dispatcher : public http::Handler {
     if (path.rfind("/openapi/v3/", 0) == 0) {
       if (auto document = api::openApiDocument(resources_, path.substr(12))) return jsonResponse(200, *document);
     }
-    // /openapi/v2 included: kubectl reads it only as protobuf, and on its 404 trusts the v3 document's fieldValidation.
+    if (path == "/openapi/v2") return openApiV2Response(request);
     throw api::ApiError::pathNotFound(path);
+  }
+
+  // kube-apiserver's content negotiation for /openapi/v2: protobuf when asked for (kubectl asks for
+  // nothing else), JSON for application/json, */* or no Accept, else 406.
+  http::Response openApiV2Response(const http::Request& request) const {
+    const std::string accept = request.header("Accept").value_or("");
+    if (accept.find(api::kOpenApiV2ProtobufAccept) != std::string::npos ||
+        accept.find(api::kOpenApiV2ProtobufType) != std::string::npos)
+      return textResponse(200, openApiV2Protobuf_, api::kOpenApiV2ProtobufType);
+    if (accept.empty() || accept.find("application/json") != std::string::npos || accept.find("*/*") != std::string::npos)
+      return textResponse(200, openApiV2Json_, "application/json");
+    throw api::ApiError::notAcceptable("the server was unable to respond with a content type that the client supports");
   }
 
   // kube-apiserver's namespace controller empties a deleted namespace; here the delete does it.
@@ -298,6 +315,7 @@ class ApiServer::Dispatcher : public http::Handler {
   RestHandler rest_;
   RequestMetrics metrics_;
   std::vector<CreateSubresource> createSubresources_;
+  std::string openApiV2Json_, openApiV2Protobuf_;  // made once: the served types do not change
   InflightLimits inflight_;
   WorkerPool heavyRequests_;  // last: joined before what its jobs use goes away
 };

@@ -218,6 +218,10 @@ void RestHandler::handle(const RequestInfo& info, const http::Request& request,
     return;
   }
   const std::string& verb = info.verb;
+  // A resource serves the verbs discovery lists for it (its subresources their own), as kube-apiserver.
+  const auto& verbs = store.type().names().verbs;
+  if (info.subresource.empty() && std::find(verbs.begin(), verbs.end(), verb) == verbs.end())
+    throw api::ApiError::methodNotAllowed("the server does not allow this method on the requested resource");
   if (verb == "get") responder->respond(get(call));
   else if (verb == "list" || verb == "watch") list(call, responder);
   else if (verb == "create") responder->respond(create(call));

@@ -10,6 +10,7 @@
 #include "federation/cmd/flags.h"
 #include "federation/common/duration.h"
 #include "federation/controller/deployment_reconciler.h"
+#include "federation/controller/object_propagation.h"
 
 namespace fedhpa::cmd {
 
@@ -170,7 +171,9 @@ std::size_t releaseWith(clusters::KubeClient& member) {
   std::size_t released = 0;
   clusters::ListOptions managed;
   managed.labelSelector = std::string(controller::kManagedByLabel) + "=" + controller::kManagedByValue;
-  for (const auto& resource : {controller::kHpas, controller::kDeployments}) {
+  std::vector<clusters::Resource> placed = {controller::kHpas, controller::kDeployments};
+  for (const auto& resource : controller::propagatedObjects()) placed.push_back(resource);
+  for (const auto& resource : placed) {
     for (json copy : member.list(resource, "", managed).value("items", json::array())) {
       copy["metadata"]["labels"].erase(controller::kManagedByLabel);
       member.update(resource, copy);  // with the resourceVersion just listed

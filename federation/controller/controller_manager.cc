@@ -42,17 +42,56 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       statusWriter_(static_cast<std::size_t>(std::max(1, options.workers / 2)), [this](const std::string& key) { queue_.addRateLimited(key); }),
       informers_(federation, federationTransforms()),
       federatedHpas_(informers_.informer(kHpas, enqueueingHpas(queue_, reconciler_, ""))),
-      federatedDeployments_(informers_.informer(kDeployments, enqueueing(deploymentQueue_))),
+      federatedDeployments_(informers_.informer(
+          kDeployments, {[this](const json& object) { onFederatedDeployment(object); },
+                         [this](const json&, const json& now) { onFederatedDeployment(now); },
+                         [this](const json& last) { onFederatedDeployment(last); }})),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
                    [this](const std::string& key) { queue_.add(key); }},
                   options.policy),
       deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}),
       karmada_(federation, informers_, events_, time, options.karmada),
-      runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); },
-               {{"HorizontalPodAutoscaler", &queue_, [this](const std::string& key) { reconcileHpa(key); }, options.workers},
-                {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }}},
+      propagations_(makePropagations(federation)),
+      runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
                {{options.resyncPeriod, [this] { enqueueAll(); }},
                 {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {}
+
+std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::makePropagations(
+    clusters::KubeClient& federation) {
+  std::vector<std::unique_ptr<Propagation>> out;
+  for (const auto& resource : propagatedObjects()) {
+    auto propagation = std::make_unique<Propagation>(time_, resource);
+    propagation->federated = &informers_.informer(resource, enqueueing(propagation->queue));
+    propagation->propagator = std::make_unique<ObjectPropagator>(
+        ReconcilerContext{federation, federatedHpas_, federatedDeployments_, *this, calls_, time_, metrics_, events_, statusWriter_},
+        resource, *propagation->federated, federatedDeployments_);
+    out.push_back(std::move(propagation));
+  }
+  return out;
+}
+
+std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
+  std::vector<ControllerRuntime::Loop> out = {
+      {"HorizontalPodAutoscaler", &queue_, [this](const std::string& key) { reconcileHpa(key); }, options_.workers},
+      {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }}};
+  for (const auto& propagation : propagations_) {
+    ObjectPropagator* propagator = propagation->propagator.get();
+    out.push_back({propagation->resource.resource, &propagation->queue,
+                   [propagator](const std::string& key) { propagator->reconcile(key); }});
+  }
+  return out;
+}
+
+void ControllerManager::onFederatedDeployment(const json& deployment) {
+  deploymentQueue_.add(clusters::objectKey(deployment));
+  enqueueObjectsOf(deployment["metadata"].value("namespace", ""));
+}
+
+void ControllerManager::enqueueObjectsOf(const std::string& namespaceName) {
+  for (const auto& propagation : propagations_)
+    for (const auto& object : propagation->federated->listNamespace(namespaceName))
+      propagation->queue.add(clusters::objectKey(object));
+}
 
 ControllerManager::~ControllerManager() { stop(); }
 
@@ -72,7 +111,9 @@ bool ControllerManager::waitForCachesAndProbe() {
   const auto step = std::chrono::milliseconds(100);
   while (!registry_.waitForSync(step))
     if (stopping()) return false;
-  if (!waitForSync({&federatedHpas_, &federatedDeployments_}, stopping)) return false;
+  std::vector<clusters::Informer*> federated = {&federatedHpas_, &federatedDeployments_};
+  for (const auto& propagation : propagations_) federated.push_back(propagation->federated);
+  if (!waitForSync(federated, stopping)) return false;
   prober_.probeAll();
   // The probe wrote each member's Ready condition; wait (briefly) until the cluster cache shows it.
   // Each wait ends when the cache changes, not at a polling tick (a tick cost every start ~100 ms).
@@ -100,6 +141,9 @@ bool ControllerManager::waitForCachesAndProbe() {
     }
     for (const auto& watch : watches)
       if (!watch->hpas->waitForSync(step) || !watch->deployments->waitForSync(step)) return false;
+    for (const auto& watch : watches)
+      for (const auto& [resource, informer] : watch->copies)
+        if (!informer->waitForSync(step)) return false;
     return true;
   };
   while (!stopping() && !membersSynced() && time_.monotonicTime() < memberDeadline) {
@@ -158,8 +202,11 @@ std::vector<Member> ControllerManager::members() {
     const MemberHealth health = healthOf(name, cluster, watch.get());
     metrics_.setClusterHealth(name, health);
     // The listers share ownership of the watch: its client outlives every reconcile using it.
-    out.push_back({name, labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
-                   std::shared_ptr<const clusters::Lister>(watch, watch->deployments.get())});
+    Member member{name, labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
+                  std::shared_ptr<const clusters::Lister>(watch, watch->deployments.get())};
+    for (const auto& [resource, informer] : watch->copies)
+      member.copies[resource] = std::shared_ptr<const clusters::Lister>(watch, informer.get());
+    out.push_back(std::move(member));
   }
   return out;
 }
@@ -184,6 +231,8 @@ void ControllerManager::reconcileHpa(const std::string& key) {
 void ControllerManager::enqueueAll() {
   for (const auto& key : federatedHpas_.keys()) queue_.addResync(key);
   for (const auto& key : federatedDeployments_.keys()) deploymentQueue_.addResync(key);
+  for (const auto& propagation : propagations_)
+    for (const auto& key : propagation->federated->keys()) propagation->queue.addResync(key);
 }
 
 // A member's Ready condition turned True: it answers again. What waited for it goes now, not when
@@ -199,10 +248,12 @@ void ControllerManager::onMemberReady(const std::string& cluster) {
     if (const auto it = memberWatches_.find(cluster); it != memberWatches_.end()) {
       it->second->hpas->retryNow();  // a list or watch that failed while it was away goes again now
       it->second->deployments->retryNow();
+      for (const auto& [resource, informer] : it->second->copies) informer->retryNow();
     }
   }
   queue_.retryNow();
   deploymentQueue_.retryNow();
+  for (const auto& propagation : propagations_) propagation->queue.retryNow();
   enqueueAll();
 }
 
@@ -226,8 +277,14 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       watch->client = client;
       watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueingHpas(queue_, reconciler_, cluster), hpaOptions);
       watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), deploymentOptions);
+      clusters::InformerOptions copyOptions;  // whole objects: a copy is updated from what is cached
+      copyOptions.selectors = hpaOptions.selectors;
+      for (const auto& propagation : propagations_)
+        watch->copies[propagation->resource.resource] =
+            std::make_unique<clusters::Informer>(*client, propagation->resource, enqueueing(propagation->queue), copyOptions);
       watch->hpas->start();
       watch->deployments->start();
+      for (const auto& [resource, informer] : watch->copies) informer->start();
       memberWatches_[cluster] = std::move(watch);
       prober_.probeSoon();
     } else {

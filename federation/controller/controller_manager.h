@@ -23,6 +23,7 @@
 #include "federation/controller/hpa_reconciler.h"
 #include "federation/controller/karmada_controllers.h"
 #include "federation/controller/member_calls.h"
+#include "federation/controller/object_propagation.h"
 #include "federation/controller/work_queue.h"
 
 namespace fedhpa::controller {
@@ -59,7 +60,23 @@ class ControllerManager : public MemberClusters {
     std::shared_ptr<clusters::KubeClient> client;
     std::unique_ptr<clusters::Informer> hpas;
     std::unique_ptr<clusters::Informer> deployments;
+    std::map<std::string, std::unique_ptr<clusters::Informer>> copies;  // by resource: ConfigMaps, Services
   };
+
+  // One propagated kind of simple object (object_propagation.h): its queue, the federation's
+  // informer on it, its reconciler.
+  struct Propagation {
+    Propagation(TimeSource& time, clusters::Resource resource) : resource(std::move(resource)), queue(time) {}
+    clusters::Resource resource;
+    WorkQueue queue;
+    clusters::Informer* federated = nullptr;
+    std::unique_ptr<ObjectPropagator> propagator;
+  };
+  std::vector<std::unique_ptr<Propagation>> makePropagations(clusters::KubeClient& federation);
+  std::vector<ControllerRuntime::Loop> loops();
+  // A federated Deployment changed: it, and the objects of its namespace it may use, which follow it.
+  void onFederatedDeployment(const clusters::json& deployment);
+  void enqueueObjectsOf(const std::string& namespaceName);
 
   // The caches synced, one probe round written, the members' caches synced (or given up on).
   bool waitForCachesAndProbe();
@@ -86,6 +103,7 @@ class ControllerManager : public MemberClusters {
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
   KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA
+  std::vector<std::unique_ptr<Propagation>> propagations_;  // ConfigMaps and Services
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster
   ControllerRuntime runtime_;  // last: stopped (by its destructor too) before anything it runs goes away

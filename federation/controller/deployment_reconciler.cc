@@ -3,32 +3,11 @@
 #include <algorithm>
 #include <set>
 
-#include "federation/controller/cluster_selector.h"
-#include "federation/common/logging.h"
+#include "federation/controller/object_propagation.h"
 
 namespace fedhpa::controller {
 
-using clusters::ClientError;
-
 const clusters::Resource kDeployments{"apps", "v1", "deployments", true};
-
-namespace {
-
-std::optional<json> cachedCopy(const Member& member, const std::string& ns, const std::string& name) {
-  auto local = member.deployments ? member.deployments->get(ns, name) : std::nullopt;
-  if (local && !managedByUs(*local)) local.reset();
-  return local;
-}
-
-void throwFirstFailure(const std::vector<MemberCall>& calls, const std::vector<MemberCallOutcome>& outcomes, ControllerMetrics& metrics) {
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].ok() || outcomes[i].error->kind() == ClientError::Kind::NotFound) continue;
-    metrics.countMemberError(calls[i].member);
-    throw *outcomes[i].error;
-  }
-}
-
-}  // namespace
 
 std::vector<long long> spreadEvenly(long long replicas, std::size_t members) {
   std::vector<long long> out(members, 0);
@@ -41,41 +20,6 @@ std::vector<long long> spreadEvenly(long long replicas, std::size_t members) {
 
 DeploymentReconciler::DeploymentReconciler(ReconcilerContext context) : context_(context) {}
 
-// As for HPAs: every reachable copy deleted (or orphaned), and the finalizer kept while a member
-// that may hold one cannot be reached.
-void DeploymentReconciler::finalize(const json& federated, const std::vector<Member>& members) {
-  if (!hasFinalizer(federated, kFederationFinalizer)) return;
-  const bool orphan = hasFinalizer(federated, "orphan");
-  const std::string ns = metaField(federated, "namespace");
-  const std::string name = metaField(federated, "name");
-  std::vector<MemberCall> calls;
-  std::string waitingFor;
-  for (const auto& member : members) {
-    const bool synced = member.deployments && member.deployments->hasSynced();
-    const auto local = cachedCopy(member, ns, name);
-    if (member.health != MemberHealth::Healthy || !synced) {
-      if (local || !synced) waitingFor += (waitingFor.empty() ? "" : ", ") + member.name;
-      continue;
-    }
-    if (!local) continue;
-    auto client = member.client;
-    if (orphan) {
-      const json released = releasedPatch(*local);
-      calls.push_back({member.name, [=] { return client->mergePatch(kDeployments, ns, name, released); }});
-    } else {
-      const std::string version = metaField(*local, "resourceVersion");
-      calls.push_back({member.name, [=] { return client->remove(kDeployments, ns, name, "", version); }});
-    }
-  }
-  throwFirstFailure(calls, context_.calls.callAll(calls), context_.metrics);
-  for (std::size_t i = 0; i < calls.size(); ++i) context_.metrics.countMemberWrite(orphan ? "orphan" : "delete");
-  if (!waitingFor.empty()) {
-    context_.events.record(federated, "Warning", "WaitingForMembers", "deletion waits until these members can be reached: " + waitingFor);
-    throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "deletion of " + ns + "/" + name + " waits for " + waitingFor);
-  }
-  context_.federation.mergePatch(kDeployments, ns, name, withoutFederationFinalizer(federated));
-}
-
 void DeploymentReconciler::reconcile(const std::string& key) {
   const auto slash = key.find('/');
   const std::string ns = key.substr(0, slash);
@@ -85,7 +29,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
   auto members = context_.members.members();
   std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   if (!metaField(*cached, "deletionTimestamp").empty()) {
-    finalize(*cached, members);
+    finalizeCopies(context_, kDeployments, *cached, members);
     return;
   }
   json federated = *cached;
@@ -93,24 +37,10 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     federated = context_.federation.mergePatch(kDeployments, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
-  const std::string targetList = annotationOf(federated, kHpaTargetClusterListAnnotation);
-  const bool hpaManaged = !targetList.empty();
-  std::set<std::string> placed;
-  if (hpaManaged) {
-    const json parsed = json::parse(targetList, nullptr, false);
-    for (const auto& cluster : parsed.is_object() ? parsed.value("Names", json::array()) : json::array())
-      if (cluster.is_string()) placed.insert(cluster.get<std::string>());
-  } else {
-    const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
-    for (const auto& member : members) {
-      try {
-        if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
-      } catch (const SelectorError& error) {
-        FEDHPA_LOG(warning) << "deployment " << key << ": " << error.what();
-        return;
-      }
-    }
-  }
+  const bool hpaManaged = !annotationOf(federated, kHpaTargetClusterListAnnotation).empty();
+  const auto where = deploymentPlacement(federated, members);
+  if (!where) return;
+  const std::set<std::string>& placed = *where;
   const auto shares = spreadEvenly(federated["spec"].value("replicas", 1LL), placed.size());
 
   long long replicas = 0, ready = 0, available = 0, updated = 0;
@@ -121,7 +51,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
     const long long share = isPlaced ? shares[index++] : 0;
     // Only members whose cache can be trusted are written; the others are left as they are.
     if (member.health != MemberHealth::Healthy || !member.deployments || !member.deployments->hasSynced()) continue;
-    const auto local = cachedCopy(member, ns, name);
+    const auto local = managedCopy(member, kDeployments, ns, name);
     auto client = member.client;
     if (!isPlaced) {
       if (local) {
@@ -156,7 +86,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
       updated += status.value("updatedReplicas", 0LL);
     }
   }
-  throwFirstFailure(calls, context_.calls.callAll(calls), context_.metrics);
+  throwFirstMemberFailure(calls, context_.calls.callAll(calls), context_.metrics);
   for (std::size_t i = 0; i < calls.size(); ++i) context_.metrics.countMemberWrite("deployment");
   const json status = {{"observedGeneration", federated["metadata"].value("generation", 1LL)},
                        {"replicas", replicas},

@@ -27,8 +27,6 @@ class DeploymentReconciler {
   void reconcile(const std::string& key);
 
  private:
-  void finalize(const clusters::json& federated, const std::vector<Member>& members);
-
   ReconcilerContext context_;
 };
 

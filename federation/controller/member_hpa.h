@@ -33,6 +33,8 @@ struct Member {
   std::shared_ptr<clusters::KubeClient> client;         // for writes
   std::shared_ptr<const clusters::Lister> hpas;         // the member's fedhpa-managed HPAs
   std::shared_ptr<const clusters::Lister> deployments;  // the member's fedhpa-managed Deployments
+  // The member's fedhpa-managed copies of the other propagated objects, by resource ("configmaps").
+  std::map<std::string, std::shared_ptr<const clusters::Lister>> copies = {};
 };
 
 // What reconcile knows of one member's copy.

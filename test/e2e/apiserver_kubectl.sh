@@ -83,6 +83,18 @@ for file in "$HERE"/../../manifests/*.yaml; do
   check "manifests/$(basename "$file") is accepted (server-side dry run)" 0 '(created|configured) \(server dry run\)' -- kc apply --dry-run=server -f "$file"
 done
 
+# A file with kinds fedhpa does not serve: validation falls back to /openapi/v2 (protobuf) and the
+# empty CustomResourceDefinition list, as against kube-apiserver; each unknown kind gets kubectl's
+# own message and the rest of the file is applied.
+check "apply of a file with unknown kinds applies the known one" 1 '^horizontalpodautoscaler.autoscaling/mixed-file created$' -- kc apply -f "$M/unknown-kinds.yaml"
+check "an unknown custom kind is reported on its own" 1 'resource mapping not found for name: "gadget" .*no matches for kind "Widget" in version "example.com/v1"' -- kc apply -f "$M/unknown-kinds.yaml"
+check "an unserved core kind is reported on its own" 1 'no matches for kind "PersistentVolumeClaim" in version "v1"' -- kc apply -f "$M/unknown-kinds.yaml"
+check "an unserved apps kind is reported on its own" 1 'no matches for kind "StatefulSet" in version "apps/v1"' -- kc apply -f "$M/unknown-kinds.yaml"
+check "the known object of that file is there" 0 '^mixed-file +Deployment/mixed-file ' -- kc get hpa mixed-file
+check "create -f reports the same per object" 1 'no matches for kind "Widget"' -- kc create -f "$M/unknown-kinds.yaml"
+check "/openapi/v2 answers a JSON client in JSON" 0 '"swagger": ?"2.0"' -- api GET /openapi/v2
+check "CustomResourceDefinitions: none, and none can be made" 1 'MethodNotAllowed' -- kc create -f - <<<'{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"}}'
+
 check "delete (background)" 0 'horizontalpodautoscaler.autoscaling "applied" deleted' -- kc delete hpa applied
 check "delete --cascade=foreground" 0 'horizontalpodautoscaler.autoscaling "frontend" deleted' -- kc delete hpa frontend --cascade=foreground
 check "delete --cascade=orphan" 0 'horizontalpodautoscaler.autoscaling "web" deleted' -- timeout 30 kubectl --kubeconfig "$E2E_DIR/kubeconfig" --cache-dir "$E2E_DIR/cache" delete hpa web --cascade=orphan

@@ -53,6 +53,7 @@ json binding(const std::string& kind, const std::string& name, const std::string
 // credentials) and RBAC objects; plus Clusters when bound cluster-wide.
 json viewRules() {
   return json::array({rule({""}, {"events", "namespaces", "namespaces/status"}, kRead),
+                      rule({""}, {"configmaps", "services", "services/status"}, kRead),
                       rule({"autoscaling"}, {"horizontalpodautoscalers", "horizontalpodautoscalers/status"}, kRead),
                       rule({"apps"}, {"deployments", "deployments/status", "deployments/scale"}, kRead),
                       rule({"federation"}, {"clusters", "clusters/status"}, kRead)});
@@ -63,6 +64,7 @@ json editRules() {
   json rules = viewRules();
   rules.push_back(rule({"autoscaling"}, {"horizontalpodautoscalers"}, kWrite));
   rules.push_back(rule({"apps"}, {"deployments", "deployments/scale"}, kWrite));
+  rules.push_back(rule({""}, {"configmaps", "services"}, kWrite));
   rules.push_back(rule({""}, {"secrets"}, kWrite));
   return rules;
 }
@@ -77,7 +79,8 @@ json adminRules() {
 }
 
 // What the controller-manager does, found by auditing the walkthrough (see docs/apiserver.md): watch and
-// write federated HPAs and Deployments and their status, watch Clusters and write their status,
+// write federated HPAs and Deployments and their status, watch ConfigMaps and Services and write
+// them (the finalizer), watch Clusters and write their status,
 // record Events; for Karmada's front door, create and delete the HPA a FederatedHPA owns, write
 // FederatedHPAs (finalizer, status) and CronFederatedHPAs' status. Secrets and its Lease are granted
 // by Roles in their namespaces only.
@@ -87,6 +90,7 @@ json controllerManagerRules() {
                       rule({"autoscaling"}, {"horizontalpodautoscalers/status"}, {"update", "patch"}),
                       rule({"apps"}, {"deployments"}, {"get", "list", "watch", "update", "patch"}),
                       rule({"apps"}, {"deployments/status"}, {"update", "patch"}),
+                      rule({""}, {"configmaps", "services"}, {"get", "list", "watch", "update", "patch"}),
                       rule({"federation"}, {"clusters"}, {"get", "list", "watch"}),
                       rule({"federation"}, {"clusters/status"}, {"update", "patch"}),
                       rule({""}, {"events"}, {"create", "update", "patch"}),

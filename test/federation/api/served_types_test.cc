@@ -220,8 +220,9 @@ TEST(Discovery, AggregatedDocumentHasWhatKubectlNeeds) {
 TEST(OpenApi, EveryServedGroupVersionDeclaresFieldValidationOnPatch) {
   const auto resources = federationResources();
   const json root = openApiRoot(resources);
-  // api/v1, autoscaling v2+v1, apps, coordination, federation, rbac, authorization, autoscaling.karmada.io
-  EXPECT_EQ(root["paths"].size(), 9u);
+  // api/v1, autoscaling v2+v1, apps, coordination, federation, rbac, authorization, autoscaling.karmada.io,
+  // apiextensions
+  EXPECT_EQ(root["paths"].size(), 10u);
   for (const auto& [path, entry] : root["paths"].items()) {
     EXPECT_THAT(entry["serverRelativeURL"].get<std::string>(), HasSubstr("?hash="));
     const auto document = openApiDocument(resources, path);

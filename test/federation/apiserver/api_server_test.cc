@@ -111,8 +111,39 @@ TEST_F(ApiServerTest, ReportsVersionHealthAndUnknownPaths) {
   const auto missing = call(port_, "GET", "/nothing/here");
   EXPECT_EQ(missing.status, 404);
   EXPECT_EQ(missing.json()["kind"], "Status");
-  EXPECT_EQ(call(port_, "GET", "/openapi/v2").status, 404);
   EXPECT_EQ(call(port_, "GET", "/apis/autoscaling/v9/namespaces/default/horizontalpodautoscalers").status, 404);
+}
+
+// kube-apiserver's negotiation: protobuf for kubectl (answered under the type spelled without '@',
+// which Go's media type parser accepts), JSON for JSON clients or none, 406 for anything else.
+TEST_F(ApiServerTest, OpenApiV2IsNegotiatedLikeKubeApiserver) {
+  const auto protobuf = call(port_, "GET", "/openapi/v2", "",
+                             {{"Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}});
+  EXPECT_EQ(protobuf.status, 200);
+  EXPECT_EQ(protobuf.header("content-type"), "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  EXPECT_EQ(protobuf.body.substr(0, 5), std::string("\x0a\x03" "2.0", 5));  // Document.swagger first
+  const auto plain = call(port_, "GET", "/openapi/v2");
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.json()["swagger"], "2.0");
+  EXPECT_TRUE(plain.json()["paths"].contains("/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}"));
+  const auto html = call(port_, "GET", "/openapi/v2", "", {{"Accept", "text/html"}});
+  EXPECT_EQ(html.status, 406);
+  EXPECT_EQ(html.json()["reason"], "NotAcceptable");
+}
+
+// kubectl lists CustomResourceDefinitions before it reports a kind it does not know; the list is
+// served and empty, and a resource refuses the verbs it does not list.
+TEST_F(ApiServerTest, CustomResourceDefinitionsAreListedEmptyAndNeverCreated) {
+  const auto list = call(port_, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
+  EXPECT_EQ(list.status, 200);
+  EXPECT_EQ(list.json()["items"], json::array());
+  const json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
+                    {"kind", "CustomResourceDefinition"},
+                    {"metadata", {{"name", "widgets.example.com"}}}};
+  const auto created = call(port_, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump());
+  EXPECT_EQ(created.status, 405);
+  EXPECT_EQ(created.json()["reason"], "MethodNotAllowed");
+  EXPECT_EQ(call(port_, "DELETE", "/api/v1/namespaces").status, 405);  // namespaces have no deletecollection
 }
 
 TEST_F(ApiServerTest, AggregatedDiscoveryIsRecognisedByItsContentType) {
