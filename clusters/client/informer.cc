@@ -86,6 +86,14 @@ std::vector<json> Informer::list() const {
   return out;
 }
 
+std::vector<std::string> Informer::keys() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  out.reserve(cache_.size());
+  for (const auto& [key, object] : cache_) out.push_back(key);
+  return out;
+}
+
 std::vector<json> Informer::listNamespace(const std::string& namespaceName) const {
   std::lock_guard lock(mutex_);
   std::vector<json> out;

@@ -71,6 +71,7 @@ class Informer : public Lister {
 
   std::optional<json> get(const std::string& namespaceName, const std::string& name) const override;
   std::vector<json> list() const;
+  std::vector<std::string> keys() const;  // "namespace/name" of every cached object, sorted
   std::vector<json> listNamespace(const std::string& namespaceName) const;
 
  private:

@@ -197,6 +197,26 @@ bool MemberCalls::available(const std::string& member) {
   return time_.monotonicTime() >= *lane->second.openUntil && !lane->second.trialInFlight;
 }
 
+CircuitState MemberCalls::circuit(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane == lanes_.end() || !lane->second.openUntil) return CircuitState::Closed;
+  const bool trialDue = lane->second.trialInFlight || time_.monotonicTime() >= *lane->second.openUntil;
+  return trialDue ? CircuitState::HalfOpen : CircuitState::Open;
+}
+
+const char* circuitStateName(CircuitState state) {
+  switch (state) {
+    case CircuitState::Closed:
+      return "Closed";
+    case CircuitState::Open:
+      return "Open";
+    case CircuitState::HalfOpen:
+      return "HalfOpen";
+  }
+  return "Closed";
+}
+
 void MemberCalls::forget(const std::string& member) {
   std::lock_guard lock(mutex_);
   const auto lane = lanes_.find(member);
