@@ -489,13 +489,16 @@ TEST_P(HostileInputFuzz, NoRequestCrashesTheServerOrGetsA5xx) {
   static const std::set<std::string> kVerbs = {"get",  "list", "watch", "create", "update", "patch", "delete", "deletecollection",
                                                "GET",  "HEAD", "POST",  "PUT",    "PATCH",  "DELETE", "OPTIONS", "other"};
   std::set<std::string> paths;
+  int series = 0;
   std::istringstream lines(scrape.body);
   for (std::string line; std::getline(lines, line);) {
     std::smatch match;
     if (!std::regex_search(line, match, kSeries)) continue;
+    ++series;
     EXPECT_TRUE(kVerbs.count(match[1])) << line;
     if (!served.count(match[2])) paths.insert(match[2]);
   }
+  EXPECT_GT(series, 10) << scrape.body;
   for (const auto& path : paths) {
     ASSERT_EQ(path.front(), '/') << "a resource label that is not a served resource: " << path;
     EXPECT_EQ(send(port, {"GET", path, "", ""}).status, 200) << "a path label the server does not serve: " << path;
