@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <system_error>
+#include <tuple>
 
+#include "clusters/client/stored_token.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -11,6 +13,11 @@ namespace fedhpa::clusters {
 
 const Resource kClusters{"federation", "v1beta1", "clusters", false};
 const Resource kSecrets{"", "v1", "secrets", true};
+
+std::string secretNameOf(const json& cluster) {
+  const json name = cluster.value("spec", json::object()).value("secretRef", json::object()).value("name", json());
+  return name.is_string() ? name.get<std::string>() : cluster["metadata"].value("name", "");
+}
 
 RestConfig memberRestConfig(const json& cluster, const json& secret) {
   const std::string name = cluster["metadata"].value("name", "");
@@ -46,6 +53,11 @@ bool SecretCredentials::rejected(const Credential& credential) {
     return false;
   }
   return credential_ != credential;
+}
+
+void SecretCredentials::update(Credential credential) {
+  std::lock_guard lock(mutex_);
+  credential_ = std::move(credential);
 }
 
 ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange)
@@ -99,6 +111,12 @@ std::optional<json> ClusterRegistry::cluster(const std::string& name) const {
   return clusters_ ? clusters_->get("", name) : std::nullopt;
 }
 
+std::optional<json> ClusterRegistry::secret(const std::string& name) const {
+  const auto cluster = this->cluster(name);
+  if (!cluster || !secrets_) return std::nullopt;
+  return secrets_->get(kFederationNamespace, secretNameOf(*cluster));
+}
+
 void ClusterRegistry::refreshAll() {
   if (!clusters_) return;
   for (const auto& cluster : clusters_->list()) refresh(cluster["metadata"].value("name", ""));
@@ -107,20 +125,25 @@ void ClusterRegistry::refreshAll() {
     if (!clusters_->get("", name)) refresh(name);
 }
 
+namespace {
+
+std::string connectionFingerprint(const RestConfig& config) {
+  return config.server + "\n" + config.caPem + "\n" + config.tlsServerName + "\n" + config.proxyUrl + "\n" +
+         (config.insecureSkipTlsVerify ? "insecure" : "verify");
+}
+
+}  // namespace
+
 void ClusterRegistry::refresh(const std::string& name) {
   std::optional<json> cluster = clusters_ ? clusters_->get("", name) : std::nullopt;
   std::optional<RestConfig> config;
-  std::string fingerprint;
+  std::string secretName;
   if (cluster) {
-    const std::string secretName =
-        cluster->value("spec", json::object()).value("secretRef", json::object()).value("name", name);
+    secretName = secretNameOf(*cluster);
     const auto secret = secrets_ ? secrets_->get(kFederationNamespace, secretName) : std::nullopt;
     if (secret) {
       try {
         config = memberRestConfig(*cluster, *secret);
-        config->credentials = std::make_shared<SecretCredentials>(
-            federation_, *cluster, secretName, Credential{config->bearerToken, config->clientCertPem, config->clientKeyPem});
-        fingerprint = config->server + "\n" + secret->value("data", json::object()).dump();
       } catch (const KubeconfigError& error) {
         FEDHPA_LOG(warning) << "cluster " << name << ": " << error.what();
       }
@@ -129,22 +152,35 @@ void ClusterRegistry::refresh(const std::string& name) {
   bool changed = false;
   {
     std::lock_guard lock(mutex_);
-    if (config && configFingerprints_[name] != fingerprint) {
-      try {
-        clients_[name] = factory_(*config);
-        configFingerprints_[name] = fingerprint;
-        changed = true;
-      } catch (const std::exception& error) {
-        // An address no client can be built for ("10.0.0.1:6443", no scheme: the Cluster API
-        // takes any non-empty string) leaves the member without a client, like an unreadable
-        // kubeconfig; thrown on, it would end the refresh of every member after this one.
-        FEDHPA_LOG(warning) << "cluster " << name << ": no client for " << config->server << ": " << error.what();
-        config.reset();
+    if (config) {
+      const Credential credential{config->bearerToken, config->clientCertPem, config->clientKeyPem};
+      const std::string fingerprint = connectionFingerprint(*config);
+      const auto fingerprintNow = connectionFingerprints_.find(name);
+      if (fingerprintNow != connectionFingerprints_.end() && fingerprintNow->second == fingerprint) {
+        // The same member reached the same way: a new credential (a rotation, a re-join) is the
+        // client's next request's, and its informers and connections carry on.
+        credentials_[name]->update(credential);
+      } else {
+        auto credentials = std::make_shared<SecretCredentials>(federation_, *cluster, secretName, credential);
+        config->credentials = credentials;
+        try {
+          clients_[name] = factory_(*config);
+          credentials_[name] = std::move(credentials);
+          connectionFingerprints_[name] = fingerprint;
+          changed = true;
+        } catch (const std::exception& error) {
+          // An address no client can be built for ("10.0.0.1:6443", no scheme: the Cluster API
+          // takes any non-empty string) leaves the member without a client, like an unreadable
+          // kubeconfig; thrown on, it would end the refresh of every member after this one.
+          FEDHPA_LOG(warning) << "cluster " << name << ": no client for " << config->server << ": " << error.what();
+          config.reset();
+        }
       }
     }
     if (!config) {
       changed = clients_.erase(name) > 0;
-      configFingerprints_.erase(name);
+      credentials_.erase(name);
+      connectionFingerprints_.erase(name);
     }
   }
   if (changed) {
@@ -214,6 +250,26 @@ void ClusterHealthProber::probeAll() {
   for (auto& thread : probes) thread.join();
 }
 
+// Why the member answered 401, as the Ready condition's reason and message.
+std::pair<std::string, std::string> ClusterHealthProber::credentialRefused(const std::string& name) {
+  const std::string rejoin = "; join it again: fedhpa join " + name + " --cluster-context <its context>";
+  std::optional<StoredToken> stored;
+  const auto cluster = registry_.cluster(name);
+  const auto secret = registry_.secret(name);
+  try {
+    if (cluster && secret) stored = storedToken(*cluster, *secret);
+  } catch (const KubeconfigError&) {
+    // No token to tell of: the plain answer below.
+  }
+  if (stored && time_.systemTime() >= stored->schedule.expiresAt)
+    return {"CredentialExpired", "the federation's token for this member expired at " +
+                                     api::formatRfc3339(stored->schedule.expiresAt) +
+                                     " and no controller-manager renewed it in time (it does once 80% of its lifetime has passed)" +
+                                     rejoin};
+  return {"CredentialRejected", "the member refused the federation's credential (HTTP 401: its ServiceAccount deleted, or "
+                                "the member's signing keys changed)" + rejoin};
+}
+
 void ClusterHealthProber::probe(const std::string& name) {
   const auto client = registry_.client(name);
   if (!client) return;
@@ -228,11 +284,13 @@ void ClusterHealthProber::probe(const std::string& name) {
     roundTripMilliseconds = std::llround(took.count());
     return code;
   };
+  std::string failure = "ClusterNotReachable";
   try {
     int code = timed("/readyz");
     if (code == 404) code = timed("/healthz");  // older servers have no /readyz
     healthy = code == 200;
     message = healthy ? "/readyz responded with ok" : "/readyz responded with HTTP " + std::to_string(code);
+    if (code == 401) std::tie(failure, message) = credentialRefused(name);
   } catch (const ClientError& error) {
     roundTripMilliseconds.reset();
     message = error.what();
@@ -263,13 +321,13 @@ void ClusterHealthProber::probe(const std::string& name) {
                       {"status", status},
                       {"lastProbeTime", now},
                       {"lastTransitionTime", since},
-                      {"reason", status == "True" ? "ClusterReady" : "ClusterNotReachable"},
+                      {"reason", status == "True" ? "ClusterReady" : failure},
                       {"message", message}};
   const json offline = {{"type", "Offline"},
                         {"status", status == "True" ? "False" : "True"},
                         {"lastProbeTime", now},
                         {"lastTransitionTime", since},
-                        {"reason", status == "True" ? "ClusterReachable" : "ClusterNotReachable"},
+                        {"reason", status == "True" ? "ClusterReachable" : failure},
                         {"message", message}};
   // A merge patch: null removes a field whose value is not known now.
   const auto orNull = [](const auto& value) { return value ? json(*value) : json(nullptr); };

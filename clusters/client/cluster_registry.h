@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "clusters/client/credential_source.h"
@@ -32,19 +33,24 @@ extern const Resource kSecrets;
 
 using ClientFactory = std::function<std::shared_ptr<KubeClient>(const RestConfig&)>;
 
+// The name of the Secret a Cluster's spec.secretRef names (the Cluster's own name when it names none).
+std::string secretNameOf(const json& cluster);
+
 // The member's RestConfig: the Secret's kubeconfig (its current context), aimed at the Cluster's
 // serverAddress. Throws KubeconfigError when the Secret does not hold a usable kubeconfig.
 RestConfig memberRestConfig(const json& cluster, const json& secret);
 
-// A member's credential is the one its Secret holds now. The registry builds a new client when the
-// Secret changes, but a rotated token can reach the member before the Secret's watch event reaches
-// the registry: after a 401 the Secret is read again from the federation API, and a credential
-// that differs from the rejected one is used at once.
+// A member's credential is the one its Secret holds now. The registry hands a changed credential
+// (a rotated token, a re-join's) to the member's client in place (update), so its informers and
+// connections carry on; and should the member see a new token before the Secret's watch event
+// reaches the registry, after a 401 the Secret is read again from the federation API, and a
+// credential that differs from the rejected one is used at once.
 class SecretCredentials final : public CredentialSource {
  public:
   SecretCredentials(KubeClient& federation, json cluster, std::string secretName, Credential initial);
   Credential current() override;
   bool rejected(const Credential& credential) override;
+  void update(Credential credential);
 
  private:
   KubeClient& federation_;
@@ -67,6 +73,8 @@ class ClusterRegistry {
   std::shared_ptr<KubeClient> client(const std::string& cluster) const;  // nullptr when unknown
   std::vector<std::string> names() const;
   std::optional<json> cluster(const std::string& name) const;
+  // The Secret the Cluster `name` names, as the cache holds it.
+  std::optional<json> secret(const std::string& name) const;
   // The Clusters cache's Informer::changes and waitForChange: wait for what it will show.
   std::uint64_t clusterChanges() const;
   bool waitForClusterChange(std::uint64_t seen, std::chrono::milliseconds timeout);
@@ -82,7 +90,10 @@ class ClusterRegistry {
   std::unique_ptr<Informer> secrets_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<KubeClient>> clients_;
-  std::map<std::string, std::string> configFingerprints_;  // what each client was built from
+  std::map<std::string, std::shared_ptr<SecretCredentials>> credentials_;  // each client's
+  // How each client reaches its member (address, CA, server name, proxy): a change of these builds
+  // a new client; a change of the credential alone does not.
+  std::map<std::string, std::string> connectionFingerprints_;
 };
 
 // What the process running the prober knows of a member beyond its health (the controller-manager:
@@ -103,7 +114,10 @@ struct ProberOptions {
 
 // Probes every registered member and writes its Cluster's Ready condition through the federation
 // API, with the probe's round-trip time (status.probeRoundTripMilliseconds) and the MemberReport:
-// one status write per member per probe, whatever changed.
+// one status write per member per probe, whatever changed. A member that answers 401 is reachable
+// but refuses the federation's credential: Ready False with reason CredentialExpired when the
+// stored token's expiry has passed (no controller renewed it in time), CredentialRejected
+// otherwise, and a message that says to join it again.
 class ClusterHealthProber {
  public:
   // Probe and transition times come from `time`.
@@ -121,6 +135,7 @@ class ClusterHealthProber {
     int count = 0;
   };
   void probe(const std::string& name);
+  std::pair<std::string, std::string> credentialRefused(const std::string& name);
 
   KubeClient& federation_;
   ClusterRegistry& registry_;

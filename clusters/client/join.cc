@@ -16,6 +16,8 @@ std::string flattenedKubeconfig(const std::string& name, const RestConfig& membe
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap << YAML::Key << "server" << YAML::Value << member.server;
   if (!member.caPem.empty()) out << YAML::Key << "certificate-authority-data" << YAML::Value << encodeBase64(member.caPem);
   if (member.insecureSkipTlsVerify) out << YAML::Key << "insecure-skip-tls-verify" << YAML::Value << true;
+  if (!member.tlsServerName.empty()) out << YAML::Key << "tls-server-name" << YAML::Value << member.tlsServerName;
+  if (!member.proxyUrl.empty()) out << YAML::Key << "proxy-url" << YAML::Value << member.proxyUrl;
   out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   out << YAML::Key << "users" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
   out << YAML::Key << "user" << YAML::Value << YAML::BeginMap;
@@ -128,6 +130,10 @@ RestConfig storedConfig(const RestConfig& member, const std::string& token) {
   stored.server = member.server;
   stored.caPem = member.caPem;
   stored.insecureSkipTlsVerify = member.insecureSkipTlsVerify;
+  // How the member is reached, as the operator's cluster entry says: the name its certificate
+  // holds (an address that is not in it: a load balancer's, a tunnel's) and the proxy on the way.
+  stored.tlsServerName = member.tlsServerName;
+  stored.proxyUrl = member.proxyUrl;
   stored.bearerToken = token;
   return stored;
 }

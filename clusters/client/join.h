@@ -11,11 +11,9 @@
 #include "clusters/client/kube_client.h"
 #include "clusters/client/kubeconfig.h"
 #include "clusters/client/member_identity.h"
+#include "clusters/client/stored_token.h"  // kTokenExpirationAnnotation
 
 namespace fedhpa::clusters {
-
-// On the Secret: when the token it holds expires (RFC 3339), as the member answered the TokenRequest.
-inline constexpr const char* kTokenExpirationAnnotation = "federation.fedhpa.io/token-expiration";
 
 // A self-contained kubeconfig (certificates inline) with one context, for a member's Secret.
 std::string flattenedKubeconfig(const std::string& name, const RestConfig& member);
@@ -29,7 +27,8 @@ json clusterObject(const std::string& name, const std::string& server);
 // the Cluster cannot be written. Throws ClientError.
 json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& stored,
                  const std::map<std::string, std::string>& secretAnnotations = {});
-// The member's address and CA from the operator's context, with `token` and no other credential.
+// The member's address, CA, tls-server-name and proxy-url from the operator's context, with `token`
+// and no other credential.
 RestConfig storedConfig(const RestConfig& member, const std::string& token);
 
 // `fedhpa join` whole: with the operator's credential for the member (memberAdmin) creates the

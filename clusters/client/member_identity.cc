@@ -101,15 +101,20 @@ void applyMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& p
   }
 }
 
-IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime) {
+IssuedToken requestServiceAccountToken(KubeClient& member, const std::string& namespaceName, const std::string& name,
+                                       std::chrono::seconds lifetime) {
   const json request = {{"apiVersion", "authentication.k8s.io/v1"},
                         {"kind", "TokenRequest"},
                         {"spec", {{"expirationSeconds", lifetime.count()}}}};
-  const json answer = member.createSubresource(kServiceAccounts, kMemberNamespace, kMemberServiceAccount, "token", request);
+  const json answer = member.createSubresource(kServiceAccounts, namespaceName, name, "token", request);
   const json status = answer.value("status", json::object());
   if (!status.contains("token") || !status["token"].is_string() || status["token"].get<std::string>().empty())
     throw ClientError(ClientError::Kind::Other, 0, "", "the member answered the TokenRequest without a token");
   return {status["token"].get<std::string>(), status.value("expirationTimestamp", "")};
+}
+
+IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime) {
+  return requestServiceAccountToken(member, kMemberNamespace, kMemberServiceAccount, lifetime);
 }
 
 void verifyMemberAccess(KubeClient& asFederation) {

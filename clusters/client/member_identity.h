@@ -42,7 +42,11 @@ struct IssuedToken {
   std::string expirationTimestamp;  // RFC 3339, as the member answered it
 };
 
-// A token of the member identity's ServiceAccount, asked for `lifetime` (the member may cut it).
+// A token of ServiceAccount namespaceName/name (TokenRequest), asked for `lifetime` (the member
+// may cut it). Throws ClientError.
+IssuedToken requestServiceAccountToken(KubeClient& member, const std::string& namespaceName, const std::string& name,
+                                       std::chrono::seconds lifetime);
+// The same for the member identity's ServiceAccount.
 IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime);
 
 // Checks that a client holding the member identity's credential may do what the controller needs

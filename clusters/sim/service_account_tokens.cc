@@ -20,21 +20,8 @@ namespace {
 
 constexpr long long kLongestExpirationSeconds = 1LL << 32;  // kube's validation bound
 
-std::string base64Url(std::string_view raw) {
-  std::string text = api::machinery::encodeBase64(raw);
-  while (!text.empty() && text.back() == '=') text.pop_back();
-  std::replace(text.begin(), text.end(), '+', '-');
-  std::replace(text.begin(), text.end(), '/', '_');
-  return text;
-}
-
-std::optional<std::string> fromBase64Url(std::string text) {
-  if (text.find_first_of("+/=") != std::string::npos) return std::nullopt;
-  std::replace(text.begin(), text.end(), '-', '+');
-  std::replace(text.begin(), text.end(), '_', '/');
-  while (text.size() % 4 != 0) text.push_back('=');
-  return api::machinery::decodeBase64(text);
-}
+using api::machinery::decodeBase64Url;
+using api::machinery::encodeBase64Url;
 
 api::ApiError invalidRequest(const std::string& name, std::vector<api::StatusCause> causes) {
   return api::ApiError::invalid("authentication.k8s.io", "TokenRequest", name, std::move(causes));
@@ -109,12 +96,12 @@ json ServiceAccountTokens::issue(const std::string& namespaceName, const std::st
                        {"iat", unixSeconds(now)},
                        {"nbf", unixSeconds(now)},
                        {"iss", kApiAudience},
-                       {"jti", base64Url(jti)},
+                       {"jti", encodeBase64Url(jti)},
                        {"sub", "system:serviceaccount:" + namespaceName + ":" + name},
                        {"kubernetes.io",
                         {{"namespace", namespaceName}, {"serviceaccount", {{"name", name}, {"uid", *uid}}}}}};
-  const std::string signingInput = base64Url(json{{"alg", "HS256"}, {"typ", "JWT"}}.dump()) + "." + base64Url(claims.dump());
-  const std::string token = signingInput + "." + base64Url(sign(signingInput));
+  const std::string signingInput = encodeBase64Url(json{{"alg", "HS256"}, {"typ", "JWT"}}.dump()) + "." + encodeBase64Url(claims.dump());
+  const std::string token = signingInput + "." + encodeBase64Url(sign(signingInput));
 
   spec["audiences"] = audiences;
   spec["expirationSeconds"] = seconds;
@@ -136,14 +123,14 @@ std::optional<apiserver::http::UserInfo> ServiceAccountTokens::authenticate(cons
   const auto secondDot = firstDot == std::string::npos ? std::string::npos : token.find('.', firstDot + 1);
   if (secondDot == std::string::npos || token.find('.', secondDot + 1) != std::string::npos) return std::nullopt;
   const std::string signingInput = token.substr(0, secondDot);
-  const auto signature = fromBase64Url(token.substr(secondDot + 1));
+  const auto signature = decodeBase64Url(token.substr(secondDot + 1));
   const std::string expected = sign(signingInput);
   if (!signature || signature->size() != expected.size() ||
       CRYPTO_memcmp(signature->data(), expected.data(), expected.size()) != 0)
     return std::nullopt;
   // Signed by this process, so well formed; still read defensively.
-  const auto header = fromBase64Url(token.substr(0, firstDot));
-  const auto payload = fromBase64Url(token.substr(firstDot + 1, secondDot - firstDot - 1));
+  const auto header = decodeBase64Url(token.substr(0, firstDot));
+  const auto payload = decodeBase64Url(token.substr(firstDot + 1, secondDot - firstDot - 1));
   if (!header || !payload) return std::nullopt;
   const json head = json::parse(*header, nullptr, false);
   const json claims = json::parse(*payload, nullptr, false);

@@ -64,6 +64,15 @@ std::vector<std::filesystem::path> kubeconfigFiles(const std::string& flag) {
   return files;
 }
 
+// An error as kubectl's StandardErrorMessage words it: "Error from server (Reason): ..." for what a
+// server answered, kubectl's own line for a 401, a plain "error: ..." when no server answered (a
+// connection that failed, a credential plugin that did).
+std::string kubectlStyle(const clusters::ClientError& error) {
+  if (error.code() == 0) return std::string("error: ") + error.what();
+  if (error.code() == 401) return std::string("error: You must be logged in to the server (") + error.what() + ")";
+  return "Error from server" + (error.reason().empty() ? "" : " (" + error.reason() + ")") + ": " + error.what();
+}
+
 // Runs one join/unjoin: errors as kubectl prints them, exit 1.
 int run(const JoinFlags& flags, const std::function<std::string(clusters::KubeClient&, const clusters::Kubeconfig&)>& action) {
   clusters::initializeHttpClientPool(2);
@@ -75,7 +84,7 @@ int run(const JoinFlags& flags, const std::function<std::string(clusters::KubeCl
   } catch (const clusters::KubeconfigError& error) {
     std::cerr << "error: " << error.what() << "\n";
   } catch (const clusters::ClientError& error) {
-    std::cerr << "Error from server" << (error.reason().empty() ? "" : " (" + error.reason() + ")") << ": " << error.what() << "\n";
+    std::cerr << kubectlStyle(error) << "\n";
   }
   return 1;
 }
@@ -145,39 +154,56 @@ std::unique_ptr<clusters::RestClient> memberClient(clusters::KubeClient& federat
   }
 }
 
+// The operator's client of the member (its --cluster-context, or the context named like it);
+// nullptr (and why) when the kubeconfig has no such context.
+std::unique_ptr<clusters::RestClient> adminClient(const clusters::Kubeconfig& config, const JoinFlags& flags, std::string& why) {
+  const std::string context = flags.clusterContext.empty() ? flags.name : flags.clusterContext;
+  try {
+    return std::make_unique<clusters::RestClient>(config.resolve(context));
+  } catch (const clusters::KubeconfigError& error) {
+    why = std::string(error.what()) + "; pass --cluster-context";
+    return nullptr;
+  }
+}
+
+std::size_t releaseWith(clusters::KubeClient& member) {
+  std::size_t released = 0;
+  clusters::ListOptions managed;
+  managed.labelSelector = std::string(controller::kManagedByLabel) + "=" + controller::kManagedByValue;
+  for (const auto& resource : {controller::kHpas, controller::kDeployments}) {
+    for (json copy : member.list(resource, "", managed).value("items", json::array())) {
+      copy["metadata"]["labels"].erase(controller::kManagedByLabel);
+      member.update(resource, copy);  // with the resourceVersion just listed
+      ++released;
+    }
+  }
+  return released;
+}
+
 // What fedhpa placed on a member it no longer manages: the managed-by label comes off every copy,
 // so the member's owners see them as theirs. Done after the unjoin, so that the controller has
-// stopped watching the member and does not place a copy there again. Best effort: an unreachable
-// member is reported, and the unjoin stands.
-std::string releaseCopies(clusters::RestClient* member, const std::string& why) {
-  if (!member) return "; its copies could not be released (" + why + ")";
-  std::size_t released = 0;
+// stopped watching the member and does not place a copy there again. With the federation's own
+// credential; when the member refuses that (a token that expired while no controller renewed it),
+// with the operator's. Best effort: an unreachable member is reported, and the unjoin stands.
+std::string releaseCopies(clusters::RestClient* member, const std::string& why, clusters::RestClient* admin) {
+  if (!member && !admin) return "; its copies could not be released (" + why + ")";
   try {
-    clusters::ListOptions managed;
-    managed.labelSelector = std::string(controller::kManagedByLabel) + "=" + controller::kManagedByValue;
-    for (const auto& resource : {controller::kHpas, controller::kDeployments}) {
-      for (json copy : member->list(resource, "", managed).value("items", json::array())) {
-        copy["metadata"]["labels"].erase(controller::kManagedByLabel);
-        member->update(resource, copy);  // with the resourceVersion just listed
-        ++released;
-      }
+    try {
+      return "; " + std::to_string(releaseWith(member ? *member : *admin)) + " copies released (no longer managed by fedhpa)";
+    } catch (const clusters::ClientError& error) {
+      if (!member || !admin || error.kind() != clusters::ClientError::Kind::Unauthorized) throw;
     }
+    return "; " + std::to_string(releaseWith(*admin)) +
+           " copies released with the operator's credential (the federation's was refused; no longer managed by fedhpa)";
   } catch (const std::exception& error) {
-    return "; " + std::to_string(released) + " copies released, then: " + error.what();
+    return "; its copies could not all be released: " + std::string(error.what());
   }
-  return "; " + std::to_string(released) + " copies released (no longer managed by fedhpa)";
 }
 
 // Deletes what join created in the member, with the operator's credential: the federation's own
 // may not delete its roles (and must stop working). Best effort, like the release of the copies.
-std::string removeIdentity(const clusters::Kubeconfig& config, const JoinFlags& flags) {
-  const std::string context = flags.clusterContext.empty() ? flags.name : flags.clusterContext;
-  std::unique_ptr<clusters::RestClient> admin;
-  try {
-    admin = std::make_unique<clusters::RestClient>(config.resolve(context));
-  } catch (const clusters::KubeconfigError& error) {
-    return "; its identity in the member is left in place (" + std::string(error.what()) + "; pass --cluster-context)";
-  }
+std::string removeIdentity(clusters::RestClient* admin, const std::string& why) {
+  if (!admin) return "; its identity in the member is left in place (" + why + ")";
   try {
     const std::size_t removed = clusters::removeMemberIdentity(*admin, clusters::memberIdentityPlan());
     return "; its identity in the member removed (" + std::to_string(removed) + " objects)";
@@ -194,13 +220,14 @@ int unjoinMain(int argc, char** argv) {
                                        Command::Unjoin, flags))
     return *exit;
   return run(flags, [&](clusters::KubeClient& federation, const clusters::Kubeconfig& config) {
-    std::string why;
+    std::string why, adminWhy;
     const auto member = memberClient(federation, flags.name, why);
+    const auto admin = adminClient(config, flags, adminWhy);
     clusters::unjoinCluster(federation, flags.name);
-    // In this order: the copies are released with the federation's credential, which the
-    // identity's removal then ends.
-    std::string released = releaseCopies(member.get(), why);
-    return "cluster.federation/" + flags.name + " unjoined" + released + removeIdentity(config, flags);
+    // In this order: the copies are released (with the federation's credential where it still
+    // works), then the identity's removal ends that credential.
+    const std::string released = releaseCopies(member.get(), why, admin.get());
+    return "cluster.federation/" + flags.name + " unjoined" + released + removeIdentity(admin.get(), adminWhy);
   });
 }
 

@@ -32,6 +32,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); }),
       prober_(federation, registry_, time,
               clusters::ProberOptions{options.clusterProbePeriod, 3, 1, [this](const std::string& cluster) { return reportOn(cluster); }}),
+      rotator_(federation, registry_, time, options.tokenRotation),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
       queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
              static_cast<std::size_t>(std::max(1, options.workers / 2))),
@@ -52,7 +53,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); },
                {{"HorizontalPodAutoscaler", &queue_, [this](const std::string& key) { reconcileHpa(key); }, options.workers},
                 {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }}},
-               {{options.resyncPeriod, [this] { enqueueAll(); }}}) {}
+               {{options.resyncPeriod, [this] { enqueueAll(); }},
+                {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {}
 
 ControllerManager::~ControllerManager() { stop(); }
 

@@ -4,7 +4,8 @@
 // feed rate-limited work queues of federated keys; workers run the reconcilers, which read those
 // caches. Workers (ControllerRuntime) start only once the caches have synced and one probe round
 // has set every member's Ready condition. The cluster registry keeps a
-// client per member; MemberCalls keeps a dead or slow member from stalling the others.
+// client per member; MemberCalls keeps a dead or slow member from stalling the others; the token
+// rotator renews each member's token before it expires.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/informer.h"
+#include "clusters/client/token_rotator.h"
 #include "federation/common/time_source.h"
 #include "federation/controller/controller_runtime.h"
 #include "federation/controller/deployment_reconciler.h"
@@ -33,6 +35,7 @@ struct ControllerOptions {
   // How long start waits for members' informers to sync; one that has not is "unknown" after.
   std::chrono::milliseconds memberSyncTimeout{10000};
   MemberCallOptions memberCalls;
+  clusters::TokenRotationOptions tokenRotation;
   partitioner::Policy policy;
   KarmadaOptions karmada;
 };
@@ -71,6 +74,7 @@ class ControllerManager : public MemberClusters {
   TimeSource& time_;
   clusters::ClusterRegistry registry_;
   clusters::ClusterHealthProber prober_;
+  clusters::TokenRotator rotator_;  // run by runtime_'s ticker
   WorkQueue queue_;             // federated HPAs
   WorkQueue deploymentQueue_;   // federated Deployments
   ControllerMetrics metrics_;

@@ -171,3 +171,48 @@ wait_for() {
   done
   not_ok "$name" "no match for $pattern within 40 s" "$output"
 }
+
+# Members that enforce what real members enforce: TLS, tokens, RBAC.
+# member_pki: one CA (ca.crt) and a serving certificate for 127.0.0.1 for every member, and an
+# admin token (ADMIN_TOKEN, group system:masters) in tokens.csv.
+member_pki() {
+  ADMIN_TOKEN="member-admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=e2e-ca -keyout "$E2E_DIR/ca.key" -out "$E2E_DIR/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj /CN=member -keyout "$E2E_DIR/member.key" -out "$E2E_DIR/member.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1\n' >"$E2E_DIR/san.ext"
+  openssl x509 -req -in "$E2E_DIR/member.csr" -CA "$E2E_DIR/ca.crt" -CAkey "$E2E_DIR/ca.key" -CAcreateserial -days 1 \
+    -extfile "$E2E_DIR/san.ext" -out "$E2E_DIR/member.crt" 2>/dev/null
+  printf '%s,member-admin,member-admin,"system:masters"\n' "$ADMIN_TOKEN" >"$E2E_DIR/tokens.csv"
+}
+# start_rbac_member NAME [FLAGS...]: a member-sim serving TLS with member_pki's certificate and
+# tokens, authorizing by RBAC; its pid in PID_<NAME>.
+start_rbac_member() {
+  local m=$1
+  shift
+  "$FEDHPA" member-sim --listen 127.0.0.1:0 --name "$m" --hpa-sync-period 1s --authorization-mode RBAC \
+    --tls-cert-file "$E2E_DIR/member.crt" --tls-private-key-file "$E2E_DIR/member.key" \
+    --token-auth-file "$E2E_DIR/tokens.csv" "$@" >"$E2E_DIR/$m.out" 2>>"$E2E_DIR/$m.err" &
+  EXTRA_PIDS+=($!)
+  eval "PID_$m=$!"
+  for _ in $(seq 1 100); do grep -q '^listening on' "$E2E_DIR/$m.out" && break; sleep 0.1; done
+}
+# add_member_contexts USER NAME...: to the kubeconfig, user member-admin (USER: its `user:` as a
+# YAML flow mapping) and, per member, a cluster with the CA and a context NAME using that user.
+add_member_contexts() {
+  python3 - "$E2E_DIR" "$(base64 -w0 "$E2E_DIR/ca.crt")" "$@" <<'PY'
+import sys
+d, ca, user, *members = sys.argv[1:]
+path = d + "/kubeconfig"
+text = open(path).read()
+for m in members:
+    url = open(f"{d}/{m}.out").readline().split()[-1]
+    text = text.replace("clusters:\n", f"clusters:\n- name: {m}\n  cluster: {{server: \"{url}\", certificate-authority-data: {ca}}}\n", 1)
+    text = text.replace("contexts:\n", f"contexts:\n- name: {m}\n  context: {{cluster: {m}, user: member-admin, namespace: default}}\n", 1)
+text = text.replace("users:\n", f"users:\n- name: member-admin\n  user: {user}\n", 1)
+open(path, "w").write(text)
+PY
+}
+# stored_kubeconfig NAME: the kubeconfig the federation's Secret for member NAME holds.
+stored_kubeconfig() { kc get secret "$1" -n federation-system -o jsonpath='{.data.kubeconfig}' | base64 -d; }
+# stored_token NAME: the token in it.
+stored_token() { stored_kubeconfig "$1" | sed -n 's/^ *token: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'; }

@@ -1,5 +1,6 @@
 #include "federation/api/machinery/base64.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace fedhpa::api::machinery {
@@ -48,6 +49,27 @@ std::optional<std::string> decodeBase64(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string encodeBase64Url(std::string_view raw) {
+  std::string text = encodeBase64(raw);
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  std::replace(text.begin(), text.end(), '+', '-');
+  std::replace(text.begin(), text.end(), '/', '_');
+  return text;
+}
+
+std::optional<std::string> decodeBase64Url(std::string_view text) {
+  std::string standard(text);
+  if (standard.find_first_of("+/=\n\r ") != std::string::npos) return std::nullopt;
+  std::replace(standard.begin(), standard.end(), '-', '+');
+  std::replace(standard.begin(), standard.end(), '_', '/');
+  while (standard.size() % 4 != 0) standard.push_back('=');
+  auto raw = decodeBase64(standard);
+  // Canonical only, as a strict decoder has it: the unused low bits of the last character must be
+  // zero, so that each byte string has one text (a JWT's signature cannot be varied in its padding).
+  if (!raw || encodeBase64Url(*raw) != text) return std::nullopt;
+  return raw;
 }
 
 }  // namespace fedhpa::api::machinery

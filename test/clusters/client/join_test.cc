@@ -86,5 +86,25 @@ TEST(Unjoin, ToleratesAPartAlreadyGone) {
   unjoinCluster(federation, "member1");
 }
 
+// How the member is reached comes along into the Secret (its certificate's name when the address
+// is not in it, the proxy on the way); the operator's credential does not.
+TEST(Join, TheStoredKubeconfigKeepsTheServerNameAndProxyAndNothingOfTheOperatorsCredential) {
+  RestConfig operatorConfig = member();
+  operatorConfig.caPem = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+  operatorConfig.tlsServerName = "api.member1.example";
+  operatorConfig.proxyUrl = "http://proxy.corp:3128";
+  operatorConfig.clientCertPem = "operator-cert";
+  operatorConfig.clientKeyPem = "operator-key";
+  const std::string text = flattenedKubeconfig("member1", storedConfig(operatorConfig, "federation-token"));
+  const RestConfig stored = parseKubeconfig(text, "secret").resolve();
+  EXPECT_EQ(stored.server, "https://10.0.0.1:6443");
+  EXPECT_EQ(stored.caPem, operatorConfig.caPem);
+  EXPECT_EQ(stored.tlsServerName, "api.member1.example");
+  EXPECT_EQ(stored.proxyUrl, "http://proxy.corp:3128");
+  EXPECT_EQ(stored.bearerToken, "federation-token");
+  EXPECT_TRUE(stored.clientCertPem.empty());
+  EXPECT_EQ(text.find("t0ken"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fedhpa::clusters

@@ -11,11 +11,11 @@
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/apiserver/authz/rbac.h"
+#include "test/federation/apiserver/authz/resource_attributes.h"
 
 namespace fedhpa::clusters {
 namespace {
 
-using apiserver::authz::Attributes;
 using apiserver::authz::UserIdentity;
 
 constexpr const char* kAdminToken = "member-admin";
@@ -38,16 +38,9 @@ bool planAllows(const std::string& verb, const std::string& group, const std::st
     if (kind == "RoleBinding") roleBindings.push_back(planned.object);
   }
   const auto policy = apiserver::authz::Policy::fromObjects(clusterRoles, roles, clusterRoleBindings, roleBindings);
-  Attributes attributes;
-  attributes.user = federationAccount();
-  attributes.verb = verb;
-  attributes.resourceRequest = true;
-  attributes.apiGroup = group;
-  attributes.resource = resource;
-  attributes.namespaceName = ns;
-  attributes.name = name;
-  attributes.subresource = subresource;
-  return apiserver::authz::authorizeByRbac(policy, attributes).allowed;
+  return apiserver::authz::authorizeByRbac(
+             policy, apiserver::authz::resourceAttributes(federationAccount(), verb, group, resource, ns, name, subresource))
+      .allowed;
 }
 
 TEST(MemberIdentityPlan, GrantsWhatTheControllerDoesInAMemberAndNoMore) {

@@ -287,6 +287,13 @@ class TestCertificates {
     std::ifstream file(dir_ / name);
     return std::string(std::istreambuf_iterator<char>(file), {});
   }
+  // A client that trusts this CA and presents the client certificate: what a kubeconfig holds.
+  RestConfig trustedBy(RestConfig config) const {
+    config.caPem = read("ca.crt");
+    config.clientCertPem = read("client.crt");
+    config.clientKeyPem = read("client.key");
+    return config;
+  }
   apiserver::http::ServerOptions serverOptions() const {
     apiserver::http::ServerOptions options;
     options.tls = apiserver::http::TlsOptions{path("server.crt"), path("server.key")};
@@ -303,10 +310,7 @@ TEST_F(RestClientTest, TlsWithTheKubeconfigsCaAndClientCertificate) {
   const TestCertificates certs("IP:127.0.0.1");
   ASSERT_TRUE(certs.created());
   startServer(certs.serverOptions());
-  RestConfig tls = config("https");
-  tls.caPem = certs.read("ca.crt");
-  tls.clientCertPem = certs.read("client.crt");
-  tls.clientKeyPem = certs.read("client.key");
+  RestConfig tls = certs.trustedBy(config("https"));
   RestClient client(tls, fastRetries());
   EXPECT_EQ(client.get({"", "v1", "whoami", false}, "", "")["user"], "federation-admin");
   RestConfig untrusted = config("https");
@@ -321,10 +325,7 @@ TEST_F(RestClientTest, TlsServerNameIsTheNameTheCertificateIsCheckedFor) {
   const TestCertificates certs("DNS:member.example");
   ASSERT_TRUE(certs.created());
   startServer(certs.serverOptions());
-  RestConfig tls = config("https");
-  tls.caPem = certs.read("ca.crt");
-  tls.clientCertPem = certs.read("client.crt");
-  tls.clientKeyPem = certs.read("client.key");
+  RestConfig tls = certs.trustedBy(config("https"));
   EXPECT_EQ(errorOf([&] { RestClient(tls, fastRetries()).probe("/healthz"); }).kind(), ClientError::Kind::ConnectionFailure)
       << "127.0.0.1 is not a name in the certificate";
   tls.tlsServerName = "member.example";
@@ -440,10 +441,7 @@ TEST_F(RestClientTest, HttpsThroughAnHttpProxyTunnelsWithConnect) {
   ASSERT_TRUE(certs.created());
   startServer(certs.serverOptions());
   ConnectProxy proxy;
-  RestConfig tls = config("https");
-  tls.caPem = certs.read("ca.crt");
-  tls.clientCertPem = certs.read("client.crt");
-  tls.clientKeyPem = certs.read("client.key");
+  RestConfig tls = certs.trustedBy(config("https"));
   tls.proxyUrl = "http://fedhpa:s%3Acret@127.0.0.1:" + std::to_string(proxy.port());
   {
     RestClient client(tls, fastRetries());

@@ -37,6 +37,17 @@ TEST(Base64, EncodesWithPaddingAndRecognisesItself) {
   EXPECT_FALSE(decodeBase64("no!"));
 }
 
+TEST(Base64, UrlFormWithoutPaddingAsJwtsWriteIt) {
+  EXPECT_EQ(encodeBase64Url(std::string("\xfb\xff", 2)), "-_8");
+  EXPECT_EQ(encodeBase64Url("f"), "Zg");
+  EXPECT_EQ(decodeBase64Url("-_8"), std::string("\xfb\xff", 2));
+  EXPECT_EQ(decodeBase64Url(encodeBase64Url(R"({"iat":1})")), R"({"iat":1})");
+  EXPECT_FALSE(decodeBase64Url("+/8")) << "the standard alphabet's characters";
+  EXPECT_FALSE(decodeBase64Url("Zg==")) << "padding";
+  EXPECT_FALSE(decodeBase64Url("Z g"));
+  EXPECT_FALSE(decodeBase64Url("Zh")) << "not canonical: the last character's unused bits are set";
+}
+
 TEST(StrategicMergePatch, MergesContainersAndEnvByName) {
   const json patched = applyStrategicMergePatch(
       deployment(), json::parse(R"({"spec":{"template":{"spec":{"containers":[

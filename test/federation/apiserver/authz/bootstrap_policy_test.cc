@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "federation/apiserver/authz/rbac.h"
+#include "test/federation/apiserver/authz/resource_attributes.h"
 
 namespace fedhpa::apiserver::authz {
 namespace {
@@ -31,16 +32,9 @@ class BootstrapRoles : public testing::Test {
   bool can(const std::string& who, const std::string& verb, const std::string& group, const std::string& resource,
            const std::string& namespaceName, const std::string& name = "", const std::string& subresource = "",
            std::vector<std::string> groups = {"system:authenticated"}) {
-    Attributes a;
-    a.user = {who, "", std::move(groups), {}};
-    a.verb = verb;
-    a.resourceRequest = true;
-    a.apiGroup = group;
-    a.resource = resource;
-    a.namespaceName = namespaceName;
-    a.name = name;
-    a.subresource = subresource;
-    return authorizeByRbac(policy, a).allowed;
+    return authorizeByRbac(policy, resourceAttributes({who, "", std::move(groups), {}}, verb, group, resource,
+                                                      namespaceName, name, subresource))
+        .allowed;
   }
   bool canGetPath(const std::string& path, std::vector<std::string> groups) {
     Attributes a;

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test/federation/apiserver/authz/resource_attributes.h"
+
 namespace fedhpa::apiserver::authz {
 namespace {
 
@@ -15,16 +17,7 @@ UserIdentity user(const std::string& name, std::vector<std::string> groups = {"s
 Attributes resourceRequest(const std::string& verb, const std::string& group, const std::string& resource,
                            const std::string& namespaceName = "", const std::string& name = "",
                            const std::string& subresource = "", UserIdentity who = user("alice")) {
-  Attributes a;
-  a.user = std::move(who);
-  a.verb = verb;
-  a.resourceRequest = true;
-  a.apiGroup = group;
-  a.resource = resource;
-  a.namespaceName = namespaceName;
-  a.name = name;
-  a.subresource = subresource;
-  return a;
+  return resourceAttributes(std::move(who), verb, group, resource, namespaceName, name, subresource);
 }
 
 Attributes pathRequest(const std::string& verb, const std::string& path) {
