@@ -1,5 +1,6 @@
 #include "clusters/client/cluster_registry.h"
 
+#include <cmath>
 #include <system_error>
 #include <tuple>
 
@@ -287,14 +288,24 @@ void ClusterHealthProber::probe(const std::string& name) {
   if (!client) return;
   bool healthy = false;
   std::string message;
+  // The round trip of the request that got the answer, on the prober's clock; none without one.
+  std::optional<std::int64_t> roundTripMilliseconds;
+  const auto timed = [&](const std::string& path) {
+    const auto sent = time_.monotonicTime();
+    const int code = client->probe(path);
+    const std::chrono::duration<double, std::milli> took = time_.monotonicTime() - sent;
+    roundTripMilliseconds = std::llround(took.count());
+    return code;
+  };
   std::string failure = "ClusterNotReachable";
   try {
-    int code = client->probe("/readyz");
-    if (code == 404) code = client->probe("/healthz");  // older servers have no /readyz
+    int code = timed("/readyz");
+    if (code == 404) code = timed("/healthz");  // older servers have no /readyz
     healthy = code == 200;
     message = healthy ? "/readyz responded with ok" : "/readyz responded with HTTP " + std::to_string(code);
     if (code == 401) std::tie(failure, message) = credentialRefused(name);
   } catch (const ClientError& error) {
+    roundTripMilliseconds.reset();
     message = error.what();
   }
   // Hysteresis: a cluster's first probe decides at once; after that a change of state must be seen
@@ -331,7 +342,15 @@ void ClusterHealthProber::probe(const std::string& name) {
                         {"lastTransitionTime", since},
                         {"reason", status == "True" ? "ClusterReachable" : failure},
                         {"message", message}};
-  federation_.mergePatch(kClusters, "", name, {{"status", {{"conditions", json::array({ready, offline})}}}}, "status");
+  // A merge patch: null removes a field whose value is not known now.
+  const auto orNull = [](const auto& value) { return value ? json(*value) : json(nullptr); };
+  json patch = {{"conditions", json::array({ready, offline})}, {"probeRoundTripMilliseconds", orNull(roundTripMilliseconds)}};
+  if (options_.report) {
+    const MemberReport report = options_.report(name);
+    patch["placedHPAs"] = orNull(report.placedHpas);
+    patch["circuitBreakerState"] = orNull(report.circuitBreakerState);
+  }
+  federation_.mergePatch(kClusters, "", name, {{"status", patch}}, "status");
 }
 
 }  // namespace fedhpa::clusters

@@ -6,11 +6,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -98,19 +100,31 @@ class ClusterRegistry {
   std::map<std::string, std::string> connectionFingerprints_;
 };
 
+// What the process running the prober knows of a member beyond its health (the controller-manager:
+// how many federated HPAs it placed there, its calls' circuit breaker). The prober publishes it on
+// the member's Cluster with each probe's status write, so it costs no write of its own.
+struct MemberReport {
+  std::optional<std::int64_t> placedHpas;          // status.placedHPAs; nullopt: not known (removed)
+  std::optional<std::string> circuitBreakerState;  // status.circuitBreakerState: Closed, Open, HalfOpen
+};
+using MemberReporter = std::function<MemberReport(const std::string& cluster)>;
+
 struct ProberOptions {
   std::chrono::milliseconds period{10000};
   int failureThreshold = 3;  // consecutive failed probes before Ready turns False
   int successThreshold = 1;
+  MemberReporter report;  // unset: the prober writes neither field
 };
 
 // Whether a Cluster's Ready condition is True.
 bool clusterReady(const json& cluster);
 
-// Probes every registered member and writes its Cluster's Ready condition through the federation API.
-// A member that answers 401 is reachable but refuses the federation's credential: Ready False with
-// reason CredentialExpired when the stored token's expiry has passed (no controller renewed it in
-// time), CredentialRejected otherwise, and a message that says to join it again.
+// Probes every registered member and writes its Cluster's Ready condition through the federation
+// API, with the probe's round-trip time (status.probeRoundTripMilliseconds) and the MemberReport:
+// one status write per member per probe, whatever changed. A member that answers 401 is reachable
+// but refuses the federation's credential: Ready False with reason CredentialExpired when the
+// stored token's expiry has passed (no controller renewed it in time), CredentialRejected
+// otherwise, and a message that says to join it again.
 class ClusterHealthProber {
  public:
   // Probe and transition times come from `time`.

@@ -86,7 +86,7 @@ class Informer : public Lister {
   std::optional<json> get(const std::string& namespaceName, const std::string& name) const override;
   std::vector<json> list() const;
   std::vector<json> listNamespace(const std::string& namespaceName) const;
-  // The cache's keys ("namespace/name", objectKey's form), all or one namespace's, without
+  // The cache's keys ("namespace/name", objectKey's form, sorted), all or one namespace's, without
   // decoding any object.
   std::vector<std::string> keys() const;
   std::vector<std::string> keysInNamespace(const std::string& namespaceName) const;

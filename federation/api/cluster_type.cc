@@ -1,4 +1,7 @@
 // federation/v1beta1 Cluster: kubefed v1's type, so its manifests apply unchanged.
+#include <cstdint>
+#include <cstdio>
+
 #include "federation/api/basic_resource_type.h"
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
@@ -31,6 +34,19 @@ Schema clusterSchema() {
                Schema::object(
                    {{"conditions", conditionsSchema().describe("Ready: whether the member's API server answered fedhpa's last "
                                                                "health probe.")},
+                    {"probeRoundTripMilliseconds",
+                     Schema::int64().describe("How long the member's API server took to answer fedhpa's last health "
+                                              "probe, in milliseconds (rounded); unset when the probe got no answer.")},
+                    {"circuitBreakerState",
+                     Schema::string().describe(
+                         "The controller-manager's circuit breaker on calls to the member: Closed (calls go out), "
+                         "Open (calls fail at once after consecutive failures to get through, until a pause has "
+                         "passed) or HalfOpen (the pause has passed; the next call is the trial). Written with each "
+                         "health probe.")},
+                    {"placedHPAs",
+                     Schema::integer().describe("How many federated HPAs have a local HPA in the member, as the "
+                                                "controller-manager's caches show them; written with each health "
+                                                "probe, unset until the caches have synced.")},
                     {"zones", Schema::arrayOf(Schema::string()).describe("Zones the member's nodes are in.")},
                     {"region", Schema::string().describe("Region the member is in.")}})
                    .describe("What fedhpa's controller last found out about the member. Read-only.")}})
@@ -53,12 +69,17 @@ class ClusterType : public BasicResourceType {
     for (std::size_t i = 0; i < addresses.size(); ++i)
       if (addresses[i].value("serverAddress", "").empty())
         causes.push_back(fieldRequired("spec.serverAddressByClientCIDRs[" + std::to_string(i) + "].serverAddress"));
+    const json status = internal.value("status", json::object());
+    for (const char* field : {"probeRoundTripMilliseconds", "placedHPAs"})
+      if (const json value = status.value(field, json()); value.is_number_integer() && value.get<std::int64_t>() < 0)
+        causes.push_back(fieldInvalid(std::string("status.") + field, value, "must be greater than or equal to 0"));
+    if (const json state = status.value("circuitBreakerState", json()); state.is_string() && state != "Closed" && state != "Open" && state != "HalfOpen")
+      causes.push_back(fieldNotSupported("status.circuitBreakerState", state, {"Closed", "HalfOpen", "Open"}));
     return causes;
   }
 
-  // Wide columns: what the health prober last wrote. The HPAs placed on a member, probe round-trip
-  // times and the member calls' backoff live in the controller-manager, not in the Cluster, so
-  // its /metrics reports them instead (docs/operations.md).
+  // Wide columns: what the health prober last wrote, with the controller-manager's own view of the
+  // member (placed HPAs, circuit breaker) that it writes along.
   std::vector<TableColumn> tableColumns() const override {
     return {nameColumn(),
             {"Server", "string", "", "The address of the member cluster's API server.", 0},
@@ -66,6 +87,9 @@ class ClusterType : public BasicResourceType {
             ageColumn(),
             {"Last Probe", "string", "", "Time since the Ready condition's lastProbeTime: fedhpa's last health probe.", 1},
             {"Ready Since", "string", "", "Time since the Ready condition's lastTransitionTime.", 1},
+            {"HPAs", "string", "", "status.placedHPAs: federated HPAs with a local HPA in the cluster.", 1},
+            {"Probe RTT", "string", "", "status.probeRoundTripMilliseconds: the last health probe's round trip.", 1},
+            {"Circuit", "string", "", "status.circuitBreakerState: Closed, Open or HalfOpen.", 1},
             {"Region", "string", "", "status.region", 1},
             {"Zones", "string", "", "status.zones", 1},
             {"Message", "string", "", "The Ready condition's message: what the last probe got.", 1}};
@@ -81,13 +105,30 @@ class ClusterType : public BasicResourceType {
       if (!ready.contains(field)) return std::string("<unknown>");
       return ageOf(json{{"metadata", {{"creationTimestamp", ready[field]}}}}, now);
     };
+    // Milliseconds below a second (a loopback answer rounds to 0: "<1ms"), tenths of a second above.
+    std::string roundTrip = "<none>";
+    if (const json milliseconds = status.value("probeRoundTripMilliseconds", json()); milliseconds.is_number_integer()) {
+      const auto value = milliseconds.get<std::int64_t>();
+      if (value < 1) {
+        roundTrip = "<1ms";
+      } else if (value < 1000) {
+        roundTrip = std::to_string(value) + "ms";
+      } else {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1fs", static_cast<double>(value) / 1000);
+        roundTrip = seconds;
+      }
+    }
+    json placed = status.value("placedHPAs", json());
+    if (!placed.is_number_integer()) placed = "<unknown>";
     std::string zones;
     for (const auto& zone : status.value("zones", json::array()))
       if (zone.is_string()) zones += (zones.empty() ? "" : ",") + zone.get<std::string>();
     return json::array({stringAt(internal, "/metadata/name"),
                         stringAt(internal, "/spec/serverAddressByClientCIDRs/0/serverAddress"),
                         stringAt(ready, "/status", "Unknown"), ageOf(internal, now), since("lastProbeTime"),
-                        since("lastTransitionTime"), stringAt(status, "/region", "<none>"),
+                        since("lastTransitionTime"), placed, roundTrip, stringAt(status, "/circuitBreakerState", "<unknown>"),
+                        stringAt(status, "/region", "<none>"),
                         zones.empty() ? "<none>" : zones, stringAt(ready, "/message", "<none>")});
   }
 

@@ -5,6 +5,7 @@
 
 #include "clusters/sim/member_simulator.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/member_model_flags.h"
 #include "federation/common/duration.h"
 #include "federation/cmd/serve.h"
 
@@ -14,13 +15,9 @@ namespace po = boost::program_options;
 
 int memberSimMain(int argc, char** argv) {
   std::string listen;
-  std::string syncPeriod;
+  MemberModelFlags model;
   std::string latency;
   std::string latencyJitter;
-  std::string downscaleStabilization;
-  std::string cpuInitializationPeriod;
-  std::string initialReadinessDelay;
-  std::string podStartupDelay;
   std::string authorizationMode = "AlwaysAllow";
   std::string maxTokenExpiration;
   std::string minTokenExpiration;
@@ -35,19 +32,6 @@ int memberSimMain(int argc, char** argv) {
       ("listen", po::value<std::string>(&listen)->default_value("127.0.0.1:0"), "address:port to serve on (port 0: any free port)")
       ("port", po::value<int>(), "shorthand for --listen 127.0.0.1:PORT")
       ("name", po::value<std::string>(&options.name)->default_value("member1"), "the simulated cluster's name (events, logs)")
-      ("horizontal-pod-autoscaler-sync-period", po::value<std::string>(&syncPeriod)->default_value("15s"),
-       "how often the HPA controller syncs (kube-controller-manager's flag)")
-      ("hpa-sync-period", po::value<std::string>(), "the same as --horizontal-pod-autoscaler-sync-period")
-      ("horizontal-pod-autoscaler-tolerance", po::value<double>(&options.controller.tolerance)->default_value(0.1),
-       "the usage ratio's distance from 1 within which the HPA does not scale")
-      ("horizontal-pod-autoscaler-downscale-stabilization", po::value<std::string>(&downscaleStabilization)->default_value("5m"),
-       "how far back a scale-down looks for higher recommendations")
-      ("horizontal-pod-autoscaler-cpu-initialization-period", po::value<std::string>(&cpuInitializationPeriod)->default_value("5m"),
-       "after a pod starts, how long its CPU is not trusted unless it has been ready for a metrics window")
-      ("horizontal-pod-autoscaler-initial-readiness-delay", po::value<std::string>(&initialReadinessDelay)->default_value("30s"),
-       "after a pod starts, how long a readiness change still counts as its first one")
-      ("pod-startup-delay", po::value<std::string>(&podStartupDelay)->default_value("20s"),
-       "from a pod's creation to its Ready condition (0s: ready at once)")
       ("latency", po::value<std::string>(&latency), "delay every request by this long before serving it")
       ("latency-jitter", po::value<std::string>(&latencyJitter), "add a uniformly random extra delay of up to this long")
       ("authorization-mode", po::value<std::string>(&authorizationMode)->default_value("AlwaysAllow"),
@@ -56,31 +40,18 @@ int memberSimMain(int argc, char** argv) {
        "the longest lifetime of a token from serviceaccounts/<name>/token; longer requests are cut to it (default: no cap)")
       ("testing-min-token-expiration", po::value<std::string>(&minTokenExpiration),
        "FOR TESTS ONLY: the shortest token lifetime a TokenRequest may ask for (kube, and the default: 10m)");
+  // kube's defaults, and pods that take as long to start as a small image's do.
+  addMemberModelFlags(description, model, {"15s", "20s"});
   addServeFlags(description, serve);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, description, vm)) return *exit;
   if (vm.count("port")) listen = "127.0.0.1:" + std::to_string(vm["port"].as<int>());
-  if (vm.count("hpa-sync-period")) syncPeriod = vm["hpa-sync-period"].as<std::string>();
-  const auto period = parseDurationFlag(syncPeriod);
-  if (!period || period->count() == 0) {
-    std::cerr << "error: --horizontal-pod-autoscaler-sync-period: want a positive duration (" << kDurationSyntax << "), got "
-              << syncPeriod << "\n";
+  if (const auto error = applyMemberModelFlags(vm, model, options)) {
+    std::cerr << "error: " << *error << "\n";
     return kUsageError;
   }
-  options.hpaSyncPeriod = *period;
-  if (!(options.controller.tolerance >= 0)) {
-    std::cerr << "error: --horizontal-pod-autoscaler-tolerance: want a number >= 0\n";
-    return kUsageError;
-  }
-  std::chrono::milliseconds downscale{0};
-  std::chrono::milliseconds cpuInit{0};
-  std::chrono::milliseconds readiness{0};
   for (auto [flag, text, out] : {std::tuple{"--latency", &latency, &options.latency},
-                                 std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter},
-                                 std::tuple{"--horizontal-pod-autoscaler-downscale-stabilization", &downscaleStabilization, &downscale},
-                                 std::tuple{"--horizontal-pod-autoscaler-cpu-initialization-period", &cpuInitializationPeriod, &cpuInit},
-                                 std::tuple{"--horizontal-pod-autoscaler-initial-readiness-delay", &initialReadinessDelay, &readiness},
-                                 std::tuple{"--pod-startup-delay", &podStartupDelay, &options.podStartupDelay}}) {
+                                 std::tuple{"--latency-jitter", &latencyJitter, &options.latencyJitter}}) {
     if (text->empty()) continue;
     const auto duration = parseDurationFlag(*text);
     if (!duration) {
@@ -89,9 +60,6 @@ int memberSimMain(int argc, char** argv) {
     }
     *out = *duration;
   }
-  options.controller.downscaleStabilization = std::chrono::duration_cast<std::chrono::seconds>(downscale);
-  options.controller.cpuInitializationPeriod = std::chrono::duration_cast<std::chrono::seconds>(cpuInit);
-  options.controller.initialReadinessDelay = std::chrono::duration_cast<std::chrono::seconds>(readiness);
   if (authorizationMode == "RBAC") {
     options.authorization = apiserver::authz::AuthorizationMode::Rbac;
   } else if (authorizationMode != "AlwaysAllow") {

@@ -20,10 +20,10 @@
 #include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/cmd/controller_run.h"
 #include "federation/cmd/flags.h"
+#include "federation/cmd/member_model_flags.h"
 #include "federation/cmd/serve.h"
 #include "federation/cmd/storage_flags.h"
 #include "federation/cmd/up_pki.h"
-#include "federation/common/duration.h"
 #include "federation/common/time_source.h"
 
 namespace fedhpa::cmd {
@@ -39,25 +39,29 @@ int upMain(int argc, char** argv) {
   std::string kubeconfigOut;
   int members = 3;
   int apiservers = 1;
-  std::string hpaSyncPeriod;
+  MemberModelFlags model;
   std::string auditLogPath;
   ControllerFlags flags;
   po::options_description options(
-      "fedhpa up [--data-dir _output/data | --etcd-servers URL --apiservers N] [--kubeconfig-out _output/kubeconfig] [--members 3]");
+      "fedhpa up [--data-dir _output/data | --etcd-servers URL --apiservers N] [--kubeconfig-out _output/kubeconfig] [--members 3]\n"
+      "    [--hpa-sync-period 5s] [--pod-startup-delay 0s] [--horizontal-pod-autoscaler-* as member-sim]");
   options.add_options()
       ("kubeconfig-out", po::value<std::string>(&kubeconfigOut)->default_value("_output/kubeconfig"), "where to write the kubeconfig")
       ("members", po::value<int>(&members)->default_value(3), "simulated member clusters")
       ("apiservers", po::value<int>(&apiservers)->default_value(1), "federation API servers, all on one storage (more than one needs --etcd-servers)")
-      ("hpa-sync-period", po::value<std::string>(&hpaSyncPeriod)->default_value("5s"), "the members' HPA sync period")
       ("audit-log-path", po::value<std::string>(&auditLogPath), "the federation API's audit log (audit.k8s.io/v1 Events, one per line)");
+  // The members' model, as member-sim takes it; a walkthrough's pace by default: syncs every 5 s,
+  // pods ready at once.
+  addMemberModelFlags(options, model, {"5s", "0s"});
   addStorageFlags(options, storageFlags, "_output/data");
   addControllerFlags(options, flags);
   po::variables_map vm;
   if (const auto exit = parseFlags(argc, argv, options, vm)) return *exit;
   const auto parsed = controllerOptions(flags);
-  const auto syncPeriod = parseDurationFlag(hpaSyncPeriod);
-  if (const auto* error = std::get_if<std::string>(&parsed); error || !syncPeriod || syncPeriod->count() == 0 || members < 1) {
-    std::cerr << "error: " << (error ? *error : "--hpa-sync-period and --members must be positive") << "\n";
+  sim::MemberSimulatorOptions memberModel;
+  const auto modelError = applyMemberModelFlags(vm, model, memberModel);
+  if (const auto* error = std::get_if<std::string>(&parsed); error || modelError || members < 1) {
+    std::cerr << "error: " << (error ? *error : modelError ? *modelError : "--members must be positive") << "\n";
     return kUsageError;
   }
   if (apiservers < 1 || (apiservers > 1 && storageFlags.etcdServers.empty())) {
@@ -110,9 +114,8 @@ int upMain(int argc, char** argv) {
   // Each member as a real one is exposed: HTTPS, client certificates (the operator is a
   // system:master there too), service-account tokens and RBAC.
   for (int i = 1; i <= members; ++i) {
-    sim::MemberSimulatorOptions memberOptions;
+    sim::MemberSimulatorOptions memberOptions = memberModel;
     memberOptions.name = "member" + std::to_string(i);
-    memberOptions.hpaSyncPeriod = *syncPeriod;
     memberOptions.http.tls = serverOptions.http.tls;
     memberOptions.http.clientCaFile = serverOptions.http.clientCaFile;
     memberOptions.authorization = apiserver::authz::AuthorizationMode::Rbac;

@@ -1,5 +1,8 @@
 #include "federation/controller/controller_manager.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "federation/api/time.h"
 #include "federation/controller/cache_transforms.h"
 #include "federation/common/logging.h"
@@ -29,7 +32,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       time_(time),
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); },
                 [this](const std::string& cluster) { onMemberReady(cluster); }),
-      prober_(federation, registry_, time, clusters::ProberOptions{options.clusterProbePeriod, 3, 1}),
+      prober_(federation, registry_, time,
+              clusters::ProberOptions{options.clusterProbePeriod, 3, 1, [this](const std::string& cluster) { return reportOn(cluster); }}),
       rotator_(federation, registry_, time, options.tokenRotation),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
       queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
@@ -179,6 +183,25 @@ MemberHealth ControllerManager::healthOf(const std::string& name, const std::opt
     return known ? MemberHealth::Healthy : MemberHealth::Unknown;
   }
   return MemberHealth::Unknown;  // not probed yet
+}
+
+// The federated HPAs with a copy in the member (its managed HPAs that a federated HPA of the same
+// name owns), as both caches show them; unknown until both have synced.
+clusters::MemberReport ControllerManager::reportOn(const std::string& cluster) {
+  clusters::MemberReport report;
+  report.circuitBreakerState = circuitStateName(calls_.circuit(cluster));
+  std::shared_ptr<MemberWatch> watch;
+  {
+    std::lock_guard lock(membersMutex_);
+    if (const auto it = memberWatches_.find(cluster); it != memberWatches_.end()) watch = it->second;
+  }
+  if (!watch || !watch->hpas->hasSynced() || !federatedHpas_.hasSynced()) return report;
+  const auto placed = watch->hpas->keys();
+  const auto federated = federatedHpas_.keys();
+  std::vector<std::string> both;
+  std::set_intersection(placed.begin(), placed.end(), federated.begin(), federated.end(), std::back_inserter(both));
+  report.placedHpas = static_cast<std::int64_t>(both.size());
+  return report;
 }
 
 std::vector<Member> ControllerManager::members() {

@@ -84,6 +84,8 @@ class ControllerManager : public MemberClusters {
   void reconcileHpa(const std::string& key);
   void onMemberChange(const std::string& cluster);
   void onMemberReady(const std::string& cluster);
+  // What the prober publishes on the member's Cluster besides its health.
+  clusters::MemberReport reportOn(const std::string& cluster);
   MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
 
   ControllerOptions options_;

@@ -205,6 +205,26 @@ void MemberCalls::retryNow(const std::string& member) {
   lane->second.openUntil = std::min(*lane->second.openUntil, time_.monotonicTime());
 }
 
+CircuitState MemberCalls::circuit(const std::string& member) {
+  std::lock_guard lock(mutex_);
+  const auto lane = lanes_.find(member);
+  if (lane == lanes_.end() || !lane->second.openUntil) return CircuitState::Closed;
+  const bool trialDue = lane->second.trialInFlight || time_.monotonicTime() >= *lane->second.openUntil;
+  return trialDue ? CircuitState::HalfOpen : CircuitState::Open;
+}
+
+const char* circuitStateName(CircuitState state) {
+  switch (state) {
+    case CircuitState::Closed:
+      return "Closed";
+    case CircuitState::Open:
+      return "Open";
+    case CircuitState::HalfOpen:
+      return "HalfOpen";
+  }
+  return "Closed";
+}
+
 void MemberCalls::forget(const std::string& member) {
   std::lock_guard lock(mutex_);
   const auto lane = lanes_.find(member);

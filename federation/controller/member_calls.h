@@ -27,6 +27,11 @@ struct MemberCallOptions {
   std::chrono::milliseconds maxPause{30000};
 };
 
+// Where a member's circuit is: Closed (calls go out), Open (refused until the pause has passed),
+// HalfOpen (the pause has passed: the next call, or the one under way, is the trial).
+enum class CircuitState { Closed, Open, HalfOpen };
+const char* circuitStateName(CircuitState state);  // "Closed", "Open", "HalfOpen"
+
 struct MemberCall {
   std::string member;
   std::function<clusters::json()> run;
@@ -83,6 +88,7 @@ class MemberCalls {
   std::vector<MemberCallOutcome> callAll(const std::vector<MemberCall>& calls);
   // False while the member's circuit is open and its pause has not passed: a call would fail at once.
   bool available(const std::string& member);
+  CircuitState circuit(const std::string& member);
   void forget(const std::string& member);  // the member left the federation
   // The member answers again (its probe says so): an open circuit lets the next call through as
   // its trial now instead of at the end of a pause that doubled while the member was away. A

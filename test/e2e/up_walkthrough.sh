@@ -22,8 +22,11 @@ sums() { limits | tr '|' '\n' | awk '$1 != "-" {max += $2; if (min == "" || $1 <
 
 wait_for "members are Ready" '^member3 +https://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 check "get clusters stays narrow" 0 '^NAME +SERVER +READY +AGE$' -- fed get clusters
-check "get clusters -o wide adds the prober's columns" 0 '^NAME +SERVER +READY +AGE +LAST PROBE +READY SINCE +REGION +ZONES +MESSAGE$' -- fed get clusters -o wide
-wait_for "each member's last probe is seconds old and says what /readyz answered" '^member2 +https://127\.0\.0\.1:[0-9]+ +True +[0-9a-z]+ +[0-9]s +[0-9a-z]+ +<none> +<none> +/readyz responded with ok$' -- fed get clusters -o wide
+check "get clusters -o wide adds the prober's and the controller's columns" 0 '^NAME +SERVER +READY +AGE +LAST PROBE +READY SINCE +HPAS +PROBE RTT +CIRCUIT +REGION +ZONES +MESSAGE$' -- fed get clusters -o wide
+RTT='(<1ms|[0-9]+ms|[0-9]+\.[0-9]s)'
+wait_for "each member's last probe is seconds old, took a round trip, holds no HPA yet, its circuit closed, and says what /readyz answered" "^member2 +https://127\\.0\\.0\\.1:[0-9]+ +True +[0-9a-z]+ +[0-9]s +[0-9a-z]+ +0 +$RTT +Closed +<none> +<none> +/readyz responded with ok\$" -- fed get clusters -o wide
+# The HPAS column of member1..3, e.g. "1 1 0".
+placed_column() { fed get clusters -o wide --no-headers | awk '{printf "%s%s", sep, $7; sep=" "} END {print ""}'; }
 sed 's/name: web/name: php-apache/; s/app: web/app: php-apache/g' "$M/deployment.yaml" >"$E2E_DIR/deploy.yaml"
 sed -i 's/replicas: 2/replicas: 3/' "$E2E_DIR/deploy.yaml"
 check "create the Deployment on the federation only" 0 'deployment.apps/php-apache created' -- fed create -f "$E2E_DIR/deploy.yaml"
@@ -33,6 +36,7 @@ wait_for "its status sums the members'" '^php-apache +3/3 +3 +3 ' -- fed get dep
 
 check "create the federated HPA (min 1, max 10)" 0 'horizontalpodautoscaler.autoscaling/php-apache created' -- fed create -f "$M/hpa-v2.yaml"
 wait_for "every member holds it, Σ max = 10, every min >= 1" '^10 1$' -- sums
+wait_for "get clusters -o wide counts it on every member" '^1 1 1$' -- placed_column
 check "each member's kubectl get hpa shows it" 0 '^php-apache +Deployment/php-apache ' -- k --context=member2 get hpa php-apache
 check "the member's HPA is managed by fedhpa-controller" 0 '^fedhpa-controller Update$' -- k --context=member2 get hpa php-apache --show-managed-fields -o 'jsonpath={range .metadata.managedFields[*]}{.manager} {.operation}{"\n"}{end}'
 wait_for "the federated Deployment names the HPA's clusters" 'hpa-target-cluster-list.*Names.*member1.*member2.*member3' -- fed get deploy php-apache -o 'jsonpath={.metadata.annotations}'
@@ -41,6 +45,7 @@ fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":2,"maxReplicas"
 wait_for "max 9, min 2 over 3 members: each {1, 3}" '^1 3\|1 3\|1 3$' -- limits
 fed patch hpa php-apache --type=merge -p '{"spec":{"minReplicas":1,"maxReplicas":2}}' >/dev/null
 wait_for "max 2: exactly two members hold it" '^(-\|1 1\|1 1|1 1\|-\|1 1|1 1\|1 1\|-)$' -- limits
+wait_for "and get clusters -o wide counts it on those two only" "^$(limits | sed 's/-/0/; s/1 1/1/g; s/|/ /g')$" -- placed_column
 fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":20}}' >/dev/null
 wait_for "max 20: Σ max = 20" '^20 1$' -- sums
 fed patch hpa php-apache --type=merge -p '{"spec":{"maxReplicas":4}}' >/dev/null

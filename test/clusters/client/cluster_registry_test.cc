@@ -17,6 +17,7 @@
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/clusters/client/mock_kube_client.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::clusters {
@@ -115,6 +116,63 @@ TEST_F(ClusterRegistryTest, JoinedMembersGetClientsAndReadyConditions) {
   EXPECT_TRUE(eventually([&] { return registry.client("member1") == nullptr; }));
   std::lock_guard lock(mutex);
   EXPECT_THAT(changes, ::testing::Contains("member1"));
+}
+
+// What the controller-manager knows of a member rides on the probe's own status write: the round
+// trip (on the prober's clock), the placed HPAs and the circuit breaker, one write per probe
+// whatever changed; what is not known any more is removed.
+TEST_F(ClusterRegistryTest, TheProbeWritesItsRoundTripAndTheControllersReportInItsOneWrite) {
+  fedhpa::testing::FakeTimeSource time;
+  auto member = std::make_shared<::testing::NiceMock<testing::MockKubeClient>>();
+  std::atomic<bool> answering{true};
+  ON_CALL(*member, probe("/readyz")).WillByDefault([&](const std::string&) {
+    time.advance(std::chrono::milliseconds(37));
+    if (!answering) throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "connection refused");
+    return 200;
+  });
+  ClusterRegistry registry(*federation_, [member](const RestConfig&) { return member; });
+  registry.start();
+  ASSERT_TRUE(registry.waitForSync(std::chrono::seconds(10)));
+  RestConfig address;
+  address.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  joinCluster(*federation_, "member1", address);
+  ASSERT_TRUE(eventually([&] { return registry.client("member1") != nullptr; }));
+
+  std::mutex mutex;
+  MemberReport report{4, "Closed"};
+  ProberOptions options;
+  options.report = [&](const std::string& cluster) {
+    EXPECT_EQ(cluster, "member1");
+    std::lock_guard lock(mutex);
+    return report;
+  };
+  ClusterHealthProber prober(*federation_, registry, time, options);
+  const auto status = [&] { return federation_->get(kClusters, "", "member1")["status"]; };
+  const auto revision = [&] { return std::stoll(federation_->get(kClusters, "", "member1")["metadata"].value("resourceVersion", "0")); };
+  prober.probeAll();
+  EXPECT_EQ(status().value("probeRoundTripMilliseconds", -1), 37);
+  EXPECT_EQ(status().value("placedHPAs", -1), 4);
+  EXPECT_EQ(status().value("circuitBreakerState", ""), "Closed");
+
+  const auto before = revision();
+  {
+    std::lock_guard lock(mutex);
+    report = {5, "Open"};
+  }
+  prober.probeAll();
+  EXPECT_EQ(revision() - before, 1) << "one write for the probe, the new figures included";
+  EXPECT_EQ(status().value("placedHPAs", -1), 5);
+  EXPECT_EQ(status().value("circuitBreakerState", ""), "Open");
+
+  answering = false;
+  {
+    std::lock_guard lock(mutex);
+    report = {std::nullopt, "HalfOpen"};
+  }
+  prober.probeAll();
+  EXPECT_FALSE(status().contains("probeRoundTripMilliseconds")) << "no answer, no round trip: " << status().dump();
+  EXPECT_FALSE(status().contains("placedHPAs")) << "the caches no longer know";
+  EXPECT_EQ(status().value("circuitBreakerState", ""), "HalfOpen");
 }
 
 // A member that stops answering mid-request costs its own probe the timeout and nobody else's:

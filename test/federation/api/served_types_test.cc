@@ -169,19 +169,41 @@ TEST(OtherTypes, ClusterDeploymentSecretCells) {
       "spec":{"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"https://10.0.0.1:6443"}]},
       "status":{"conditions":[{"type":"Ready","status":"True"}]}})");
   EXPECT_EQ(clusterType()->tableCells(cluster, now),
-            json::parse(R"(["member1","https://10.0.0.1:6443","True","5s","<unknown>","<unknown>","<none>","<none>","<none>"])"));
+            json::parse(R"(["member1","https://10.0.0.1:6443","True","5s","<unknown>","<unknown>","<unknown>","<none>",
+                            "<unknown>","<none>","<none>","<none>"])"));
   json probed = cluster;
   probed["status"] = json::parse(R"({"region":"eu","zones":["eu-1a","eu-1b"],"conditions":[
       {"type":"Offline","status":"True","lastProbeTime":"2026-11-22T10:00:04Z"},
       {"type":"Ready","status":"False","lastProbeTime":"2026-11-22T10:00:03Z","lastTransitionTime":"2026-11-22T09:58:05Z",
-       "reason":"ClusterNotReachable","message":"connection refused"}]})");
+       "reason":"ClusterNotReachable","message":"connection refused"}],
+      "placedHPAs":0,"circuitBreakerState":"Open"})");
   EXPECT_EQ(clusterType()->tableCells(probed, now),
-            json::parse(R"(["member1","https://10.0.0.1:6443","False","5s","2s","2m","eu","eu-1a,eu-1b","connection refused"])"));
+            json::parse(R"(["member1","https://10.0.0.1:6443","False","5s","2s","2m",0,"<none>","Open","eu","eu-1a,eu-1b",
+                            "connection refused"])"))
+      << "no round trip: the probe got no answer";
+  // The round trip as an operator reads it: milliseconds, tenths of a second past one second.
+  for (const auto& [milliseconds, shown] : std::vector<std::pair<int, std::string>>{{0, "<1ms"}, {37, "37ms"}, {2450, "2.5s"}}) {
+    probed["status"]["probeRoundTripMilliseconds"] = milliseconds;
+    probed["status"]["placedHPAs"] = 12;
+    EXPECT_EQ(clusterType()->tableCells(probed, now)[6], 12);
+    EXPECT_EQ(clusterType()->tableCells(probed, now)[7], shown);
+  }
+  std::vector<std::string> wide;
   std::vector<int> priorities;
-  for (const auto& column : clusterType()->tableColumns()) priorities.push_back(column.priority);
-  EXPECT_THAT(priorities, ElementsAre(0, 0, 0, 0, 1, 1, 1, 1, 1)) << "plain get stays narrow";
+  for (const auto& column : clusterType()->tableColumns()) {
+    priorities.push_back(column.priority);
+    if (column.priority > 0) wide.push_back(column.name);
+  }
+  EXPECT_THAT(priorities, ElementsAre(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)) << "plain get stays narrow";
+  EXPECT_THAT(wide, ElementsAre("Last Probe", "Ready Since", "HPAs", "Probe RTT", "Circuit", "Region", "Zones", "Message"));
   EXPECT_THAT(fieldsOf(clusterType()->validate(json::parse(R"({"metadata":{"name":"c"},"spec":{}})"), nullptr)),
               ElementsAre("spec.serverAddressByClientCIDRs"));
+  json written = probed;
+  written["status"]["probeRoundTripMilliseconds"] = -1;
+  written["status"]["placedHPAs"] = -2;
+  written["status"]["circuitBreakerState"] = "Ajar";
+  EXPECT_THAT(fieldsOf(clusterType()->validate(written, nullptr)),
+              ElementsAre("status.probeRoundTripMilliseconds", "status.placedHPAs", "status.circuitBreakerState"));
 
   json deployment = json::parse(R"({"metadata":{"name":"web","creationTimestamp":"2026-11-22T10:00:00Z"},
       "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},

@@ -77,9 +77,19 @@ TEST(DurationFlags, MemberSimTakesTheHpaControllersFlagsUnderKubesNames) {
   EXPECT_EQ(fedhpa("member-sim --port 0 --horizontal-pod-autoscaler-tolerance -0.1").status, kUsageError);
 }
 
-TEST(DurationFlags, UpRejectsAMalformedSyncPeriodBeforeStartingAnything) {
+// `fedhpa up` takes the member-sim's model flags (for every member it starts) and checks them
+// before starting anything.
+TEST(DurationFlags, UpRejectsAMalformedMemberModelFlagBeforeStartingAnything) {
   const Outcome run = fedhpa("up --data-dir /nonexistent/data --hpa-sync-period 5 --hpa-scale-forbidden-window 0s");
   EXPECT_EQ(run.status, kUsageError) << run.output;
+  for (const char* flag : {"--pod-startup-delay", "--horizontal-pod-autoscaler-downscale-stabilization",
+                           "--horizontal-pod-autoscaler-cpu-initialization-period",
+                           "--horizontal-pod-autoscaler-initial-readiness-delay"}) {
+    const Outcome bad = fedhpa(std::string("up --data-dir /nonexistent/data ") + flag + "=-1s");
+    EXPECT_EQ(bad.status, kUsageError) << bad.output;
+    EXPECT_THAT(bad.output, HasSubstr(flag));
+  }
+  EXPECT_EQ(fedhpa("up --data-dir /nonexistent/data --horizontal-pod-autoscaler-tolerance=-1").status, kUsageError);
 }
 
 }  // namespace

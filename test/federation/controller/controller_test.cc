@@ -86,6 +86,15 @@ class ControllerTest : public ::testing::Test {
     }
     return out;
   }
+  // Every member's Cluster status.placedHPAs, "?" where unset, in member order.
+  std::vector<std::string> placedHpas() {
+    std::vector<std::string> out;
+    for (const auto& [name, client] : memberClients_) {
+      const json status = federation_->get(clusters::kClusters, "", name).value("status", json::object());
+      out.push_back(status.contains("placedHPAs") ? status["placedHPAs"].dump() : "?");
+    }
+    return out;
+  }
   bool eventually(const std::function<bool()>& predicate, int tenthsOfSeconds = 150) {
     for (int i = 0; i < tenthsOfSeconds; ++i) {
       if (predicate()) return true;
@@ -109,16 +118,30 @@ TEST_F(ControllerTest, SpreadsRepartitionsAndDeletesEverywhere) {
       << ::testing::PrintToString(localLimits());
   const json federated = federation_->get(kHpas, "default", "php-apache");
   EXPECT_THAT(federated["metadata"]["finalizers"], ::testing::Contains(kFederationFinalizer));
+  // What `kubectl get clusters -o wide` shows, written with the next probes.
+  EXPECT_TRUE(eventually([&] { return placedHpas() == std::vector<std::string>{"1", "1", "1"}; }))
+      << ::testing::PrintToString(placedHpas());
+  for (const auto& [name, client] : memberClients_) {
+    const json status = federation_->get(clusters::kClusters, "", name)["status"];
+    EXPECT_EQ(status.value("circuitBreakerState", ""), "Closed") << name;
+    EXPECT_GE(status.value("probeRoundTripMilliseconds", -1), 0) << name;
+  }
 
   federation_->mergePatch(kHpas, "default", "php-apache", {{"spec", {{"minReplicas", 1}, {"maxReplicas", 2}}}});
   EXPECT_TRUE(eventually([&] {
     const auto limits = localLimits();
     return std::count(limits.begin(), limits.end(), "-") == 1 && std::count(limits.begin(), limits.end(), "1/1") == 2;
   })) << ::testing::PrintToString(localLimits());
+  EXPECT_TRUE(eventually([&] {
+    const auto placed = placedHpas();
+    return std::count(placed.begin(), placed.end(), "0") == 1 && std::count(placed.begin(), placed.end(), "1") == 2;
+  })) << "the member that lost its copy counts none: " << ::testing::PrintToString(placedHpas());
 
   federation_->remove(kHpas, "default", "php-apache", "Background");
   EXPECT_TRUE(eventually([&] { return localLimits() == std::vector<std::string>{"-", "-", "-"}; }))
       << ::testing::PrintToString(localLimits());
+  EXPECT_TRUE(eventually([&] { return placedHpas() == std::vector<std::string>{"0", "0", "0"}; }))
+      << ::testing::PrintToString(placedHpas());
   EXPECT_TRUE(eventually([&] {
     try {
       federation_->get(kHpas, "default", "php-apache");

@@ -43,20 +43,29 @@ TEST(MemberCallsTest, AFailingMemberIsCutOffThenTriedWithOneCall) {
   MemberCalls calls(time, {8, 3, std::chrono::milliseconds(2000), std::chrono::milliseconds(30000)});
   std::atomic<int> attempts{0};
   auto failing = [&] { ++attempts; return refused(); };
-  for (int i = 0; i < 3; ++i) EXPECT_THROW(calls.call("dead", failing), ClientError);
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::Closed) << "a member never called";
+  for (int i = 0; i < 2; ++i) EXPECT_THROW(calls.call("dead", failing), ClientError);
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::Closed) << "two failures: below the threshold";
+  EXPECT_THROW(calls.call("dead", failing), ClientError);
   EXPECT_FALSE(calls.available("dead"));
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::Open);
   EXPECT_THROW(calls.call("dead", failing), ClientError);
   EXPECT_EQ(attempts, 3) << "an open circuit fails at once, without calling";
   EXPECT_TRUE(calls.available("other")) << "other members are not affected";
+  EXPECT_EQ(calls.circuit("other"), CircuitState::Closed);
   time.advance(std::chrono::milliseconds(2000));
   EXPECT_TRUE(calls.available("dead"));
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::HalfOpen) << "the pause has passed: the next call is the trial";
   EXPECT_THROW(calls.call("dead", failing), ClientError);  // the trial call fails: pause doubles
   EXPECT_EQ(attempts, 4);
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::Open);
   time.advance(std::chrono::milliseconds(2000));
   EXPECT_FALSE(calls.available("dead")) << "the second pause is 4 s";
   time.advance(std::chrono::milliseconds(2000));
   EXPECT_EQ(calls.call("dead", [] { return json{{"back", true}}; })["back"], true);
   EXPECT_TRUE(calls.available("dead"));
+  EXPECT_EQ(calls.circuit("dead"), CircuitState::Closed) << "the trial got through";
+  EXPECT_STREQ(circuitStateName(CircuitState::HalfOpen), "HalfOpen");
 }
 
 // A member the prober finds answering again: its circuit, open with a pause that doubled while
