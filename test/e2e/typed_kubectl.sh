@@ -29,6 +29,8 @@ typed_creates() {
   check "$where: create namespace" 0 '^namespace/team-a created$' -- kc create namespace team-a
   check "$where: create secret generic" 0 '^secret/creds created$' -- kc create secret generic creds --from-literal=user=admin
   check "$where: the secret's data" 0 '^YWRtaW4=$' -- kc get secret creds -o 'jsonpath={.data.user}{"\n"}'
+  check "$where: create configmap" 0 '^configmap/settings created$' -- kc create configmap settings --from-literal=mode=fast
+  check "$where: the configmap's data" 0 '^fast$' -- kc get configmap settings -o 'jsonpath={.data.mode}{"\n"}'
   check "$where: create role" 0 '^role.rbac.authorization.k8s.io/reader created$' -- kc create role reader --verb=get,list --resource=deployments.apps
   check "$where: create rolebinding" 0 '^rolebinding.rbac.authorization.k8s.io/reader created$' -- kc create rolebinding reader --role=reader --user=alice
   check "$where: create clusterrole" 0 '^clusterrole.rbac.authorization.k8s.io/hpa-reader created$' -- kc create clusterrole hpa-reader --verb=get --resource=horizontalpodautoscalers.autoscaling

@@ -71,8 +71,9 @@ void addAutoscalingTables(ProtoRegistry& registry) {
   registry.add("autoscaling.v2.MetricIdentifier", {str(1, "name", kAlways), msg(2, "selector", "meta.LabelSelector", kPointer)});
   registry.add("autoscaling.v2.Behavior", {msg(1, "scaleUp", "autoscaling.v2.ScalingRules", kPointer),
                                            msg(2, "scaleDown", "autoscaling.v2.ScalingRules", kPointer)});
-  registry.add("autoscaling.v2.ScalingRules", {i32(1, "stabilizationWindowSeconds", kPointer), str(2, "selectPolicy", kPointer),
-                                               msgs(3, "policies", "autoscaling.v2.ScalingPolicy"),
+  // stabilizationWindowSeconds came after selectPolicy and policies: it is field 3.
+  registry.add("autoscaling.v2.ScalingRules", {str(1, "selectPolicy", kPointer), msgs(2, "policies", "autoscaling.v2.ScalingPolicy"),
+                                               i32(3, "stabilizationWindowSeconds", kPointer),
                                                quantity(4, "tolerance", kPointer)});
   registry.add("autoscaling.v2.ScalingPolicy", {str(1, "type", kAlways), i32(2, "value", kAlways), i32(3, "periodSeconds", kAlways)});
   registry.add("autoscaling.v2.Status",

@@ -1,4 +1,4 @@
-// core/v1 (k8s.io/api/core/v1/generated.proto): Namespace, Secret, ServiceAccount, Event, and the
+// core/v1 (k8s.io/api/core/v1/generated.proto): Namespace, Secret, ConfigMap, ServiceAccount, Event, and the
 // pod template a Deployment carries.
 #include "federation/api/machinery/protobuf_schema.h"
 
@@ -101,6 +101,8 @@ void addCoreTables(ProtoRegistry& registry) {
                                            time(4, "lastTransitionTime"), str(5, "reason"), str(6, "message")});
   registry.add("core.Secret", {msg(1, "metadata", "meta.ObjectMeta"), map(2, "data", ProtoKind::BytesMap), str(3, "type"),
                                map(4, "stringData"), boolean(5, "immutable", kPointer)});
+  registry.add("core.ConfigMap", {msg(1, "metadata", "meta.ObjectMeta"), map(2, "data"),
+                                  map(3, "binaryData", ProtoKind::BytesMap), boolean(4, "immutable", kPointer)});
   registry.add("core.ServiceAccount", {msg(1, "metadata", "meta.ObjectMeta"), msgs(2, "secrets", "core.ObjectReference"),
                                        msgs(3, "imagePullSecrets", "core.LocalObjectReference"),
                                        boolean(4, "automountServiceAccountToken", kPointer)});
@@ -117,6 +119,7 @@ void addCoreTables(ProtoRegistry& registry) {
   registry.add("core.EventSeries", {i32(1, "count"), microTime(2, "lastObservedTime")});
   registry.addKind("v1", "Namespace", "core.Namespace");
   registry.addKind("v1", "Secret", "core.Secret");
+  registry.addKind("v1", "ConfigMap", "core.ConfigMap");
   registry.addKind("v1", "ServiceAccount", "core.ServiceAccount");
   registry.addKind("v1", "Event", "core.Event");
 }

@@ -1,11 +1,15 @@
 #include "federation/apiserver/http/authentication.h"
-#include "federation/common/ascii.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "federation/common/ascii.h"
 
 namespace fedhpa::apiserver::http {
 
@@ -86,6 +90,29 @@ std::optional<UserInfo> TokenAuthenticator::authenticate(const std::string& auth
 UserInfo userFromSubject(const std::string& commonName, const std::vector<std::string>& organizations) {
   UserInfo user{commonName, "", organizations};
   user.groups.push_back("system:authenticated");
+  return user;
+}
+
+std::optional<UserInfo> certificateUser(ssl_st* ssl) {
+  X509* certificate = SSL_get1_peer_certificate(ssl);
+  if (!certificate) return std::nullopt;
+  std::optional<UserInfo> user;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    X509_NAME* subject = X509_get_subject_name(certificate);
+    std::string commonName;
+    std::vector<std::string> organizations;
+    for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
+      X509_NAME_ENTRY* entry = X509_NAME_get_entry(subject, i);
+      const int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
+      const ASN1_STRING* data = X509_NAME_ENTRY_get_data(entry);
+      const std::string value(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                              static_cast<std::size_t>(ASN1_STRING_length(data)));
+      if (nid == NID_commonName) commonName = value;
+      if (nid == NID_organizationName) organizations.push_back(value);
+    }
+    if (!commonName.empty()) user = userFromSubject(commonName, organizations);
+  }
+  X509_free(certificate);
   return user;
 }
 

@@ -5,8 +5,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "federation/apiserver/http/http_types.h"
+
+struct ssl_st;  // OpenSSL's SSL
 
 namespace fedhpa::apiserver::http {
 
@@ -27,5 +30,9 @@ std::optional<std::string> bearerToken(const std::string& authorizationHeader);
 
 // Subject fields of a verified certificate, "/O=system:masters/CN=admin" style, as UserInfo.
 UserInfo userFromSubject(const std::string& commonName, const std::vector<std::string>& organizations);
+
+// The user of a TLS connection's client certificate, once the handshake has verified it against
+// the client CA; nullopt without one, or when it names no CN.
+std::optional<UserInfo> certificateUser(ssl_st* ssl);
 
 }  // namespace fedhpa::apiserver::http

@@ -1,8 +1,5 @@
 #include "federation/apiserver/http/session.h"
 
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -87,30 +84,6 @@ std::string chunk(const std::string& data) {
   char size[20];
   std::snprintf(size, sizeof size, "%zx\r\n", data.size());
   return size + data + "\r\n";
-}
-
-// Who presented this verified client certificate (nullopt: none, or not verified).
-std::optional<UserInfo> certificateUser(SSL* ssl) {
-  X509* certificate = SSL_get1_peer_certificate(ssl);
-  if (!certificate) return std::nullopt;
-  std::optional<UserInfo> user;
-  if (SSL_get_verify_result(ssl) == X509_V_OK) {
-    X509_NAME* subject = X509_get_subject_name(certificate);
-    std::string commonName;
-    std::vector<std::string> organizations;
-    for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
-      X509_NAME_ENTRY* entry = X509_NAME_get_entry(subject, i);
-      const int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
-      const ASN1_STRING* data = X509_NAME_ENTRY_get_data(entry);
-      const std::string value(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
-                              static_cast<std::size_t>(ASN1_STRING_length(data)));
-      if (nid == NID_commonName) commonName = value;
-      if (nid == NID_organizationName) organizations.push_back(value);
-    }
-    if (!commonName.empty()) user = userFromSubject(commonName, organizations);
-  }
-  X509_free(certificate);
-  return user;
 }
 
 template <class Stream>

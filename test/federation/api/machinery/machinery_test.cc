@@ -254,7 +254,8 @@ TEST(KubernetesProtobuf, DecodesV2MetricsAndBehavior) {
   const std::string target = field(1, std::string("Utilization")) + field(4, 60);
   const std::string metric = field(1, std::string("Resource")) + field(4, field(1, std::string("cpu")) + field(2, target));
   const std::string policy = field(1, std::string("Pods")) + field(2, 4) + field(3, 15);
-  const std::string behavior = field(2, field(1, 300) + field(2, std::string("Max")) + field(3, policy));
+  // HPAScalingRules: selectPolicy 1, policies 2, stabilizationWindowSeconds 3.
+  const std::string behavior = field(2, field(1, std::string("Max")) + field(2, policy) + field(3, 300));
   const std::string spec = field(1, field(1, std::string("Deployment")) + field(2, std::string("web"))) + field(3, 7) +
                            field(4, metric) + field(5, behavior);
   const std::string meta = field(1, std::string("web")) + field(11, field(1, std::string("app")) + field(2, std::string("web")));

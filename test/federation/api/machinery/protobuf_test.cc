@@ -130,6 +130,22 @@ TEST(ProtobufHpa, V2EncodesAsKubeApiserverDoesAndReadsBack) {
   EXPECT_EQ(decodeKubernetesProtobuf(storedHpaBytes()), storedHpa());
 }
 
+// HPAScalingRules numbers its fields out of JSON order: selectPolicy 1, policies 2,
+// stabilizationWindowSeconds 3 (added later). kubectl describe reads v2 HPAs in protobuf.
+TEST(ProtobufHpa, BehaviorRulesUseKubesFieldNumbers) {
+  json hpa = storedHpa();
+  hpa["spec"]["behavior"] = json::parse(R"({"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Max",
+      "policies":[{"type":"Pods","value":4,"periodSeconds":15}]},"scaleDown":{"selectPolicy":"Min"}})");
+  const std::string metric = s(1, "Resource") + s(4, s(1, "cpu") + s(2, s(1, "Utilization") + v(4, 50)) + s(3, ""));
+  const std::string scaleUp = s(1, "Max") + s(2, s(1, "Pods") + v(2, 4) + v(3, 15)) + v(3, 0);
+  const std::string behavior = s(1, scaleUp) + s(2, s(1, "Min"));
+  const std::string spec =
+      s(1, s(1, "Deployment") + s(2, "php") + s(3, "apps/v1")) + v(2, 1) + v(3, 10) + s(4, metric) + s(5, behavior);
+  const std::string encoded = encodeKubernetesProtobuf(hpa);
+  EXPECT_NE(encoded.find(s(2, spec)), std::string::npos) << "the spec as kube writes it";
+  EXPECT_EQ(decodeKubernetesProtobuf(encoded), hpa);
+}
+
 TEST(ProtobufScale, DecodesClientGoScaleUpdate) {
   const std::string raw = s(1, objectMeta("web", "default", "u1", "5", 0)) + s(2, v(1, 0)) + s(3, v(1, 2) + s(2, "app=web"));
   const json scale = decodeKubernetesProtobuf(envelope("autoscaling/v1", "Scale", raw));
@@ -172,6 +188,7 @@ TEST(ProtobufRoundTrip, EveryBuiltInKind) {
   const char* objects[] = {
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a","labels":{"a":"b"}},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})",
       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"default"},"data":{"k":"dmFsdWU="},"type":"Opaque","immutable":false})",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"},"data":{"app.conf":"x=1"},"binaryData":{"b":"AAE="},"immutable":true})",
       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"fed","namespace":"default"},"imagePullSecrets":[{"name":"reg"}],"automountServiceAccountToken":false})",
       R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"name":"fed","namespace":"default"},"spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":3600},"status":{"token":"abc","expirationTimestamp":"2026-11-22T10:00:00Z"}})",
       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"r","namespace":"default"},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]}]})",
