@@ -1,6 +1,8 @@
 #include "federation/apiserver/http/request_parsing.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace fedhpa::apiserver::http {
 
@@ -111,6 +113,49 @@ std::size_t RequestParser::on_body_impl(boost::beast::string_view body, boost::b
 std::size_t RequestParser::on_chunk_body_impl(std::uint64_t, boost::beast::string_view body, boost::beast::error_code&) {
   body_.append(body.data(), body.size());
   return body.size();
+}
+
+// What Go's net/http answers itself, before kube-apiserver's handlers see the request: plain text.
+Response goHttpError(int status, const std::string& detail) {
+  std::string text = std::to_string(status) + " " +
+                     std::string(boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status)));
+  if (!detail.empty()) text += ": " + detail;
+  Response response{status, {}, text};
+  response.headers.emplace("Content-Type", "text/plain; charset=utf-8");
+  return response;
+}
+
+// Beast frames a body by Transfer-Encoding only when its last coding is chunked, and otherwise
+// reads none: the body of "Transfer-Encoding: gzip" (or "chunked, identity") would be parsed as a
+// second request, one a proxy in front frames differently (request smuggling). Go's net/http
+// accepts exactly one Transfer-Encoding field whose value is "chunked" and answers anything else
+// 501 before any handler; RFC 9112 allows 400 too, but kube-apiserver answers what Go does.
+bool supportedTransferEncoding(const RequestParser& parser) {
+  const std::size_t fields = parser.count("Transfer-Encoding");
+  if (fields == 0) return true;
+  return fields == 1 && boost::beast::iequals(*parser.header("Transfer-Encoding"), "chunked");
+}
+
+// Go's exact answer: it does not echo the coding back (a reflected value could carry a script).
+Response unsupportedTransferEncoding() {
+  Response response{501, {}, "Unsupported transfer encoding"};
+  response.headers.emplace("Content-Type", "text/plain; charset=utf-8");
+  return response;
+}
+
+// "METHOD TARGET HTTP/major.minor", digits only: what Go's ParseHTTPVersion accepts.
+bool wellFormedVersion(const std::string& requestLine) {
+  const auto space = requestLine.rfind(' ');
+  if (space == std::string::npos) return false;
+  const std::string version = requestLine.substr(space + 1);
+  if (version.rfind("HTTP/", 0) != 0) return false;
+  const auto dot = version.find('.', 5);
+  const auto digits = [](std::string_view text) {
+    return !text.empty() && text.size() <= 3 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  return dot != std::string::npos && digits(std::string_view(version).substr(5, dot - 5)) &&
+         digits(std::string_view(version).substr(dot + 1));
 }
 
 }  // namespace fedhpa::apiserver::http

@@ -1,5 +1,5 @@
 // From Beast's parsed message to the handler's Request: percent-decoded path and query,
-// headers as they came.
+// headers as they came; and what Go's net/http refuses before any handler.
 #pragma once
 
 #include <boost/beast/http.hpp>
@@ -46,5 +46,15 @@ class RequestParser : public boost::beast::http::basic_parser<true> {
   Headers headers_;
   std::string body_;
 };
+
+// What Go's net/http checks and answers itself, before kube-apiserver's handlers see a request.
+// Its plain-text error answer: "400 Bad Request: detail".
+Response goHttpError(int status, const std::string& detail);
+// Whether Go accepts the request's Transfer-Encoding (none, or exactly one "chunked").
+bool supportedTransferEncoding(const RequestParser& parser);
+// Go's answer to any other (501), which does not echo the coding back.
+Response unsupportedTransferEncoding();
+// Whether a request line ends in a version Go's ParseHTTPVersion accepts.
+bool wellFormedVersion(const std::string& requestLine);
 
 }  // namespace fedhpa::apiserver::http
