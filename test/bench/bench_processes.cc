@@ -1,17 +1,15 @@
 #include "test/bench/bench_processes.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/rest_client.h"
+#include "test/federation/common/free_port.h"
 
 #include <fstream>
 #include <iostream>
@@ -283,19 +281,7 @@ Federation startFederationWithoutController(const TempDir& dir, int members, con
 
 void startController(Federation& f, const TempDir& dir, const std::vector<std::string>& controllerFlags, bool waitReady) {
   // A free port for its /metrics, so this process can read it (it logs the port, to stderr only).
-  int port = 0;
-  {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-      throw BenchError("no free port for the controller-manager");
-    port = ntohs(address.sin_port);
-    ::close(fd);
-  }
+  const int port = fedhpa::testing::freeLoopbackPort();
   f.controllerUrl = "http://127.0.0.1:" + std::to_string(port);
   std::vector<std::string> argv = {FEDHPA_BINARY, "controller-manager", "--kubeconfig", f.kubeconfig.string(), "--context",
                                    "federation-cluster", "--address", "127.0.0.1:" + std::to_string(port), "--leader-elect=false",

@@ -1,10 +1,8 @@
 #include "test/federation/storage/etcd_process.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,30 +12,14 @@
 #include <vector>
 
 #include "federation/storage/etcd_client.h"
+#include "test/federation/common/free_port.h"
 
 namespace fedhpa::storage::testing {
-
-namespace {
-
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    throw std::runtime_error("no free port");
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-}  // namespace
 
 EtcdProcess::EtcdProcess(const std::string& name, EtcdServerTls tls, EtcdTlsFiles probeTls)
     : tls_(std::move(tls)), probeTls_(std::move(probeTls)),
       dir_(std::filesystem::temp_directory_path() / ("fedhpa-etcd-" + std::to_string(::getpid()) + "-" + name)),
-      name_(name), clientPort_(freePort()), peerPort_(freePort()),
+      name_(name), clientPort_(fedhpa::testing::freeLoopbackPort()), peerPort_(fedhpa::testing::freeLoopbackPort()),
       clientUrl_("https://127.0.0.1:" + std::to_string(clientPort_)) {
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
@@ -46,7 +28,7 @@ EtcdProcess::EtcdProcess(const std::string& name, EtcdServerTls tls, EtcdTlsFile
 
 EtcdProcess::EtcdProcess(const std::string& name)
     : dir_(std::filesystem::temp_directory_path() / ("fedhpa-etcd-" + std::to_string(::getpid()) + "-" + name)),
-      name_(name), clientPort_(freePort()), peerPort_(freePort()),
+      name_(name), clientPort_(fedhpa::testing::freeLoopbackPort()), peerPort_(fedhpa::testing::freeLoopbackPort()),
       clientUrl_("http://127.0.0.1:" + std::to_string(clientPort_)) {
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
