@@ -21,6 +21,8 @@ void ControllerRuntime::waitThenRun() {
   if (!waitForSync_()) return;
   std::lock_guard lock(mutex_);
   if (stopping_) return;
+  // Set before the first worker exists, so whoever sees a key reconciled also sees this.
+  workersStarted_ = true;
   int workers = 0;
   for (const Loop& loop : loops_) {
     for (int i = 0; i < loop.workers; ++i)
@@ -28,7 +30,6 @@ void ControllerRuntime::waitThenRun() {
     workers += loop.workers;
   }
   for (const Ticker& ticker : tickers_) threads_.emplace_back([this, &ticker] { tickEvery(ticker); });
-  workersStarted_ = true;
   FEDHPA_LOG(info) << name_ << ": caches synced; " << workers << " workers started";
 }
 
