@@ -113,6 +113,14 @@ void decodeInto(const ProtoRegistry& registry, const ProtoMessage& message, std:
     for (const auto& candidate : message.fields)
       if (candidate.number == wire.number) field = &candidate;
     if (field == nullptr) return;  // a field this server does not know, as Go skips one it does not
+    if (field->presence == Presence::Repeated && !isLengthDelimited(field->kind) && wire.wireType == 2) {
+      WireReader packed(wire.bytes);  // packed integers: varints back to back
+      while (!packed.done()) {
+        const Field element{field->number, 0, packed.varint(), {}};
+        out[field->json].push_back(decodeValue(registry, *field, element));
+      }
+      return;
+    }
     if ((wire.wireType == 2) != isLengthDelimited(field->kind) || (wire.wireType != 0 && wire.wireType != 2))
       throw ProtobufError(fieldName(*field) + " has the wrong wire type " + std::to_string(wire.wireType));
     if (field->kind == ProtoKind::Inline) {
@@ -375,6 +383,7 @@ ProtoField strs(std::uint32_t n, std::string j) { return {n, std::move(j), Proto
 ProtoField bytes(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Bytes, p}; }
 ProtoField i32(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Int32, p}; }
 ProtoField i64(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Int64, p}; }
+ProtoField i64s(std::uint32_t n, std::string j) { return {n, std::move(j), ProtoKind::Int64, Presence::Repeated}; }
 ProtoField boolean(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Bool, p}; }
 ProtoField msg(std::uint32_t n, std::string j, std::string m, Presence p) {
   return {n, std::move(j), ProtoKind::Message, p, std::move(m)};
