@@ -205,6 +205,7 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   meta.erase("deletionGracePeriodSeconds");
   meta.erase("selfLink");
   if (type_->hasStatusSubresource()) object.erase("status");
+  api::machinery::canonicalizeQuantities(object);  // kube stores a quantity in canonical form: "0.5" as "500m"
   type_->applyDefaults(object);
   validateOrThrow(object, nullptr);
   if (names.namespaced && namespaceAdmission_) namespaceAdmission_(namespaceName);
@@ -376,6 +377,7 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
   next["apiVersion"] = current["apiVersion"];
   next["kind"] = current["kind"];
   next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+  api::machinery::canonicalizeQuantities(next);
   type_->applyDefaults(next);
 
   if (isBeingDeleted(current)) {

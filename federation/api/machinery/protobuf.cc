@@ -70,6 +70,17 @@ bool hasProtobufForm(const std::string& apiVersion, const std::string& kind) {
 
 bool hasProtobufGroup(std::string_view group) { return kubernetesProtoTypes().hasGroup(group); }
 
+void canonicalizeQuantities(json& object) {
+  if (!object.is_object()) return;
+  const ProtoRegistry& registry = kubernetesProtoTypes();
+  const auto text = [&](const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string* message = registry.kindMessage(text("apiVersion"), text("kind"));
+  if (message != nullptr) canonicalizeQuantities(registry, *message, object);
+}
+
 std::string encodeKubernetesProtobuf(const json& object) {
   const std::string apiVersion = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");

@@ -25,6 +25,11 @@ bool hasProtobufForm(const std::string& apiVersion, const std::string& kind);
 // Whether an API group ("" for core) holds any type with a protobuf form.
 bool hasProtobufGroup(std::string_view group);
 
+// Every resource.Quantity of a built-in object (its apiVersion and kind say which table) in the
+// canonical form kube-apiserver stores and serves ("0.5" -> "500m"); objects of other kinds are
+// left as they are, as kube leaves a custom resource's.
+void canonicalizeQuantities(nlohmann::json& object);
+
 // One object (its apiVersion and kind say which table) as kube-apiserver writes it: magic and
 // envelope. A ProtobufError when the kind has no protobuf form.
 std::string encodeKubernetesProtobuf(const nlohmann::json& object);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "federation/api/machinery/base64.h"
+#include "federation/api/machinery/canonical_quantity.h"
 #include "federation/api/machinery/protobuf_wire.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/time.h"
@@ -375,6 +376,46 @@ json decodeProtoMessage(const ProtoRegistry& registry, const std::string& name, 
 
 std::string encodeProtoMessage(const ProtoRegistry& registry, const std::string& name, const json& object) {
   return encodeFields(registry, registry.message(name), object);
+}
+
+namespace {
+
+void canonicalizeQuantity(json& value) {
+  if (!value.is_string() && !value.is_number()) return;
+  if (auto canonical = canonicalQuantity(value.is_string() ? value.get_ref<const std::string&>() : value.dump())) value = std::move(*canonical);
+}
+
+void canonicalizeFields(const ProtoRegistry& registry, const ProtoMessage& message, json& object) {
+  if (!object.is_object()) return;
+  for (const auto& field : message.fields) {
+    if (field.kind == ProtoKind::Inline) {
+      canonicalizeFields(registry, registry.message(field.message), object);
+      continue;
+    }
+    const auto it = object.find(field.json);
+    if (it == object.end()) continue;
+    switch (field.kind) {
+      case ProtoKind::Quantity: canonicalizeQuantity(*it); break;
+      case ProtoKind::QuantityMap:
+        if (it->is_object())
+          for (auto& [key, value] : it->items()) canonicalizeQuantity(value);
+        break;
+      case ProtoKind::Message:
+        if (field.presence == Presence::Repeated && it->is_array()) {
+          for (auto& element : *it) canonicalizeFields(registry, registry.message(field.message), element);
+        } else {
+          canonicalizeFields(registry, registry.message(field.message), *it);
+        }
+        break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void canonicalizeQuantities(const ProtoRegistry& registry, const std::string& name, json& object) {
+  canonicalizeFields(registry, registry.message(name), object);
 }
 
 namespace proto {

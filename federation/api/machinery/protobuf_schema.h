@@ -78,6 +78,9 @@ const ProtoRegistry& kubernetesProtoTypes();
 // Kubernetes' generated marshallers write proto2, and read in that form or packed, as they read it.
 nlohmann::json decodeProtoMessage(const ProtoRegistry& registry, const std::string& name, std::string_view bytes);
 std::string encodeProtoMessage(const ProtoRegistry& registry, const std::string& name, const nlohmann::json& object);
+// Rewrites every resource.Quantity the message's table locates in the object (Quantity fields and
+// ResourceList values) in canonical form (canonical_quantity.h); text that is not a quantity stays.
+void canonicalizeQuantities(const ProtoRegistry& registry, const std::string& name, nlohmann::json& object);
 
 // Field constructors for the tables: kind, Go declaration, JSON name.
 namespace proto {
