@@ -148,6 +148,15 @@ std::shared_ptr<const std::string> StoredObject::servedProtobuf(const std::strin
   });
 }
 
+std::shared_ptr<const StoredObject::ProtobufWatchEvent> StoredObject::servedProtobufWatchEvent(const std::string& type,
+                                                                                               const std::string& version) const {
+  return derived_->get<ProtobufWatchEvent>("protobuf-watch:" + type + ":" + version, [&] {
+    auto object = servedProtobuf(version);
+    std::string head = api::machinery::protobufWatchFrameHead(type, object->size());
+    return ProtobufWatchEvent{std::move(head), std::move(object)};
+  });
+}
+
 ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
                              NamespaceAdmission namespaceAdmission)
     : type_(std::move(type)), storage_(storage), namespaceAdmission_(std::move(namespaceAdmission)) {}

@@ -57,5 +57,8 @@ class ProtobufListWriter {
 // bare WatchEvent message {1 type, 2 object: RawExtension{1 raw}} (the stream serializer writes no
 // envelope), the object's bytes being its full encoding, magic and envelope included.
 std::string protobufWatchFrame(std::string_view type, std::string_view objectEnvelope);
+// The same frame's bytes before the object's, for an object encoding of this size: with them, a
+// frame can be sent as its head and a reference to bytes shared with other watchers.
+std::string protobufWatchFrameHead(std::string_view type, std::size_t objectEnvelopeSize);
 
 }  // namespace fedhpa::api::machinery
