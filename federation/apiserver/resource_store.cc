@@ -148,6 +148,15 @@ std::shared_ptr<const std::string> StoredObject::servedProtobuf(const std::strin
   });
 }
 
+std::shared_ptr<const StoredObject::ProtobufWatchEvent> StoredObject::servedProtobufWatchEvent(const std::string& type,
+                                                                                               const std::string& version) const {
+  return derived_->get<ProtobufWatchEvent>("protobuf-watch:" + type + ":" + version, [&] {
+    auto object = servedProtobuf(version);
+    std::string head = api::machinery::protobufWatchFrameHead(type, object->size());
+    return ProtobufWatchEvent{std::move(head), std::move(object)};
+  });
+}
+
 ResourceStore::ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
                              NamespaceAdmission namespaceAdmission)
     : type_(std::move(type)), storage_(storage), namespaceAdmission_(std::move(namespaceAdmission)) {}
@@ -205,6 +214,7 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   meta.erase("deletionGracePeriodSeconds");
   meta.erase("selfLink");
   if (type_->hasStatusSubresource()) object.erase("status");
+  api::machinery::canonicalizeQuantities(object);  // kube stores a quantity in canonical form: "0.5" as "500m"
   type_->applyDefaults(object);
   validateOrThrow(object, nullptr);
   if (names.namespaced && namespaceAdmission_) namespaceAdmission_(namespaceName);
@@ -376,6 +386,7 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
   next["apiVersion"] = current["apiVersion"];
   next["kind"] = current["kind"];
   next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+  api::machinery::canonicalizeQuantities(next);
   type_->applyDefaults(next);
 
   if (isBeingDeleted(current)) {

@@ -65,6 +65,13 @@ class StoredObject {
   std::shared_ptr<const std::string> servedJsonIfMade(const std::string& version) const;
   // Its protobuf encoding in a served version ("k8s\0" + envelope), made once and shared the same way.
   std::shared_ptr<const std::string> servedProtobuf(const std::string& version) const;
+  // A protobuf watch event of it: the frame's head (length, event type), made once per event type
+  // and version, and the shared encoding it precedes. Every protobuf watcher sends the same bytes.
+  struct ProtobufWatchEvent {
+    std::string head;
+    std::shared_ptr<const std::string> object;
+  };
+  std::shared_ptr<const ProtobufWatchEvent> servedProtobufWatchEvent(const std::string& type, const std::string& version) const;
   std::string resourceVersion() const { return std::to_string(kv_->modRevision); }
 
  private:

@@ -128,9 +128,12 @@ void WatchSession::deliver(const StoreWatchEvent& event) {
 
 void WatchSession::send(const EventType& type, const StoredObject& object) {
   if (params_.protobuf) {
-    // The object's encoding is made once per stored version and shared; the frame around it
-    // (length, event type) is this watcher's.
-    if (!stream_->write(api::machinery::protobufWatchFrame(type.name, *object.servedProtobuf(params_.version)))) stream_->close();
+    // The frame, head and object, is made once per stored version and event type and shared by
+    // every protobuf watcher, as the JSON event below.
+    auto event = object.servedProtobufWatchEvent(std::string(type.name), params_.version);
+    const std::string_view head = event->head;
+    const std::string_view bytes = *event->object;
+    if (!stream_->write(http::SharedChunk{head, {std::move(event), bytes}, {}})) stream_->close();
     return;
   }
   if (!params_.table) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "federation/api/machinery/canonical_quantity.h"
 #include "federation/api/time.h"
 
 namespace fedhpa::controller {
@@ -104,14 +105,15 @@ json aggregatedStatus(const std::vector<MemberHpa>& locals, long long observedGe
                  {"currentReplicas", current},
                  {"desiredReplicas", desired},
                  {"conditions", aggregateConditions(locals, previousConditions, now)}};
-  if (utilizationWeight > 0)
-    status["currentMetrics"] = json::array({{{"type", "Resource"},
-                                             {"resource",
-                                              {{"name", "cpu"},
-                                               {"current",
-                                                {{"averageUtilization", weightedUtilization / utilizationWeight},
-                                                 // the members' pods request 100m each: N % is N millicores
-                                                 {"averageValue", std::to_string(weightedUtilization / utilizationWeight) + "m"}}}}}}});
+  if (utilizationWeight > 0) {
+    const long long utilization = weightedUtilization / utilizationWeight;
+    // The members' pods request 100m each: N % is N millicores. Written in the canonical text the
+    // server stores ("0", "1"), so that an unchanged status compares equal to the stored one.
+    const std::string millicores = *api::machinery::canonicalQuantity(std::to_string(utilization) + "m");
+    status["currentMetrics"] = json::array(
+        {{{"type", "Resource"},
+          {"resource", {{"name", "cpu"}, {"current", {{"averageUtilization", utilization}, {"averageValue", millicores}}}}}}});
+  }
   if (!lastScaleTime.empty()) status["lastScaleTime"] = lastScaleTime;
   return status;
 }

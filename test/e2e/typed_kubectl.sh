@@ -2,7 +2,7 @@
 # kubectl's typed commands, which send protobuf bodies for built-in types and ask for protobuf
 # answers first, against `fedhpa apiserver` and a `fedhpa member-sim`: create deployment, scale,
 # set image, rollout status (member-sim: its Deployment controller reports the rollout), and the
-# typed `create` subcommands of every built-in type each server serves.
+# typed `create` subcommands of every built-in type each server serves (Services included).
 # Usage: typed_kubectl.sh path/to/fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +36,13 @@ typed_creates() {
   check "$where: create clusterrole" 0 '^clusterrole.rbac.authorization.k8s.io/hpa-reader created$' -- kc create clusterrole hpa-reader --verb=get --resource=horizontalpodautoscalers.autoscaling
   check "$where: create clusterrolebinding" 0 '^clusterrolebinding.rbac.authorization.k8s.io/hpa-reader created$' -- kc create clusterrolebinding hpa-reader --clusterrole=hpa-reader --user=alice
   check "$where: auth can-i (a protobuf review)" 0 '^yes$' -- kc auth can-i get deployments
+  check "$where: create service clusterip" 0 '^service/web created$' -- kc create service clusterip web --tcp=80:8080
+  check "$where: the Service's port as kubectl built it" 0 '^80-8080 80 8080 TCP$' -- \
+    kc get service web -o 'jsonpath={.spec.ports[0].name} {.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.ports[0].protocol}{"\n"}'
+  check "$where: create service nodeport" 0 '^service/web-np created$' -- kc create service nodeport web-np --tcp=8443:443
+  check "$where: its type" 0 '^NodePort$' -- kc get service web-np -o 'jsonpath={.spec.type}{"\n"}'
+  check "$where: create service externalname" 0 '^service/db created$' -- kc create service externalname db --external-name db.example.com
+  check "$where: get services reads them back" 0 'db +ExternalName' -- kc get services
 }
 
 start_server "$E2E_DIR/data"

@@ -70,6 +70,17 @@ bool hasProtobufForm(const std::string& apiVersion, const std::string& kind) {
 
 bool hasProtobufGroup(std::string_view group) { return kubernetesProtoTypes().hasGroup(group); }
 
+void canonicalizeQuantities(json& object) {
+  if (!object.is_object()) return;
+  const ProtoRegistry& registry = kubernetesProtoTypes();
+  const auto text = [&](const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string* message = registry.kindMessage(text("apiVersion"), text("kind"));
+  if (message != nullptr) canonicalizeQuantities(registry, *message, object);
+}
+
 std::string encodeKubernetesProtobuf(const json& object) {
   const std::string apiVersion = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");
@@ -110,17 +121,24 @@ std::string ProtobufListWriter::head() const {
   return out;
 }
 
-std::string protobufWatchFrame(std::string_view type, std::string_view objectEnvelope) {
-  WireWriter raw;
-  raw.bytesField(1, objectEnvelope);
+std::string protobufWatchFrameHead(std::string_view type, std::size_t objectEnvelopeSize) {
+  // RawExtension{1 raw}: its key and length, the raw bytes following.
+  std::string rawHead(1, '\x0a');
+  WireWriter::appendVarint(rawHead, objectEnvelopeSize);
+  const std::size_t rawSize = rawHead.size() + objectEnvelopeSize;
+  // WatchEvent{1 type, 2 object}: the object field's key and length, the RawExtension following.
   WireWriter event;
   event.bytesField(1, type);
-  event.bytesField(2, raw.bytes());
-  const std::string& message = event.bytes();
-  const auto size = static_cast<std::uint32_t>(message.size());
+  std::string eventHead = std::move(event).bytes() + '\x12';
+  WireWriter::appendVarint(eventHead, rawSize);
+  const auto size = static_cast<std::uint32_t>(eventHead.size() + rawSize);
   std::string frame{static_cast<char>(size >> 24), static_cast<char>(size >> 16), static_cast<char>(size >> 8),
                     static_cast<char>(size)};
-  return frame + message;
+  return frame + eventHead + rawHead;
+}
+
+std::string protobufWatchFrame(std::string_view type, std::string_view objectEnvelope) {
+  return protobufWatchFrameHead(type, objectEnvelope.size()).append(objectEnvelope);
 }
 
 }  // namespace fedhpa::api::machinery

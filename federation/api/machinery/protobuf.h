@@ -25,6 +25,11 @@ bool hasProtobufForm(const std::string& apiVersion, const std::string& kind);
 // Whether an API group ("" for core) holds any type with a protobuf form.
 bool hasProtobufGroup(std::string_view group);
 
+// Every resource.Quantity of a built-in object (its apiVersion and kind say which table) in the
+// canonical form kube-apiserver stores and serves ("0.5" -> "500m"); objects of other kinds are
+// left as they are, as kube leaves a custom resource's.
+void canonicalizeQuantities(nlohmann::json& object);
+
 // One object (its apiVersion and kind say which table) as kube-apiserver writes it: magic and
 // envelope. A ProtobufError when the kind has no protobuf form.
 std::string encodeKubernetesProtobuf(const nlohmann::json& object);
@@ -52,5 +57,8 @@ class ProtobufListWriter {
 // bare WatchEvent message {1 type, 2 object: RawExtension{1 raw}} (the stream serializer writes no
 // envelope), the object's bytes being its full encoding, magic and envelope included.
 std::string protobufWatchFrame(std::string_view type, std::string_view objectEnvelope);
+// The same frame's bytes before the object's, for an object encoding of this size: with them, a
+// frame can be sent as its head and a reference to bytes shared with other watchers.
+std::string protobufWatchFrameHead(std::string_view type, std::size_t objectEnvelopeSize);
 
 }  // namespace fedhpa::api::machinery

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "federation/api/machinery/base64.h"
+#include "federation/api/machinery/canonical_quantity.h"
 #include "federation/api/machinery/protobuf_wire.h"
 #include "federation/api/machinery/untrusted_json.h"
 #include "federation/api/time.h"
@@ -113,6 +114,14 @@ void decodeInto(const ProtoRegistry& registry, const ProtoMessage& message, std:
     for (const auto& candidate : message.fields)
       if (candidate.number == wire.number) field = &candidate;
     if (field == nullptr) return;  // a field this server does not know, as Go skips one it does not
+    if (field->presence == Presence::Repeated && !isLengthDelimited(field->kind) && wire.wireType == 2) {
+      WireReader packed(wire.bytes);  // packed integers: varints back to back
+      while (!packed.done()) {
+        const Field element{field->number, 0, packed.varint(), {}};
+        out[field->json].push_back(decodeValue(registry, *field, element));
+      }
+      return;
+    }
     if ((wire.wireType == 2) != isLengthDelimited(field->kind) || (wire.wireType != 0 && wire.wireType != 2))
       throw ProtobufError(fieldName(*field) + " has the wrong wire type " + std::to_string(wire.wireType));
     if (field->kind == ProtoKind::Inline) {
@@ -369,12 +378,53 @@ std::string encodeProtoMessage(const ProtoRegistry& registry, const std::string&
   return encodeFields(registry, registry.message(name), object);
 }
 
+namespace {
+
+void canonicalizeQuantity(json& value) {
+  if (!value.is_string() && !value.is_number()) return;
+  if (auto canonical = canonicalQuantity(value.is_string() ? value.get_ref<const std::string&>() : value.dump())) value = std::move(*canonical);
+}
+
+void canonicalizeFields(const ProtoRegistry& registry, const ProtoMessage& message, json& object) {
+  if (!object.is_object()) return;
+  for (const auto& field : message.fields) {
+    if (field.kind == ProtoKind::Inline) {
+      canonicalizeFields(registry, registry.message(field.message), object);
+      continue;
+    }
+    const auto it = object.find(field.json);
+    if (it == object.end()) continue;
+    switch (field.kind) {
+      case ProtoKind::Quantity: canonicalizeQuantity(*it); break;
+      case ProtoKind::QuantityMap:
+        if (it->is_object())
+          for (auto& [key, value] : it->items()) canonicalizeQuantity(value);
+        break;
+      case ProtoKind::Message:
+        if (field.presence == Presence::Repeated && it->is_array()) {
+          for (auto& element : *it) canonicalizeFields(registry, registry.message(field.message), element);
+        } else {
+          canonicalizeFields(registry, registry.message(field.message), *it);
+        }
+        break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void canonicalizeQuantities(const ProtoRegistry& registry, const std::string& name, json& object) {
+  canonicalizeFields(registry, registry.message(name), object);
+}
+
 namespace proto {
 ProtoField str(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::String, p}; }
 ProtoField strs(std::uint32_t n, std::string j) { return {n, std::move(j), ProtoKind::String, Presence::Repeated}; }
 ProtoField bytes(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Bytes, p}; }
 ProtoField i32(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Int32, p}; }
 ProtoField i64(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Int64, p}; }
+ProtoField i64s(std::uint32_t n, std::string j) { return {n, std::move(j), ProtoKind::Int64, Presence::Repeated}; }
 ProtoField boolean(std::uint32_t n, std::string j, Presence p) { return {n, std::move(j), ProtoKind::Bool, p}; }
 ProtoField msg(std::uint32_t n, std::string j, std::string m, Presence p) {
   return {n, std::move(j), ProtoKind::Message, p, std::move(m)};

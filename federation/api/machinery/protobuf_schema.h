@@ -74,9 +74,13 @@ const ProtoRegistry& kubernetesProtoTypes();
 
 // One message's bytes -> JSON, and back. Unknown field numbers are skipped (Go's unmarshallers do
 // the same); a known field with the wrong wire type or bad contents is a ProtobufError. JSON members
-// the table does not know are not encoded.
+// the table does not know are not encoded. A repeated integer is written one field per element, as
+// Kubernetes' generated marshallers write proto2, and read in that form or packed, as they read it.
 nlohmann::json decodeProtoMessage(const ProtoRegistry& registry, const std::string& name, std::string_view bytes);
 std::string encodeProtoMessage(const ProtoRegistry& registry, const std::string& name, const nlohmann::json& object);
+// Rewrites every resource.Quantity the message's table locates in the object (Quantity fields and
+// ResourceList values) in canonical form (canonical_quantity.h); text that is not a quantity stays.
+void canonicalizeQuantities(const ProtoRegistry& registry, const std::string& name, nlohmann::json& object);
 
 // Field constructors for the tables: kind, Go declaration, JSON name.
 namespace proto {
@@ -87,6 +91,7 @@ ProtoField strs(std::uint32_t number, std::string json);
 ProtoField bytes(std::uint32_t number, std::string json, Presence presence = Presence::Value);
 ProtoField i32(std::uint32_t number, std::string json, Presence presence = Presence::Value);
 ProtoField i64(std::uint32_t number, std::string json, Presence presence = Presence::Value);
+ProtoField i64s(std::uint32_t number, std::string json);
 ProtoField boolean(std::uint32_t number, std::string json, Presence presence = Presence::Value);
 ProtoField msg(std::uint32_t number, std::string json, std::string message, Presence presence = Presence::Value);
 ProtoField msgs(std::uint32_t number, std::string json, std::string message);

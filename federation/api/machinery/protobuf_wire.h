@@ -29,9 +29,9 @@ class WireReader {
 
   bool done() const { return at_ >= data_.size(); }
   Field next();
+  std::uint64_t varint();  // a bare varint, as a packed repeated integer holds its elements
 
  private:
-  std::uint64_t varint();
   void skip(std::size_t count);
 
   std::string_view data_;

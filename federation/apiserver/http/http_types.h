@@ -72,10 +72,11 @@ struct Response {
 
 // One chunk of a stream made of bytes others hold too: a watch event is a head and a tail of
 // static text around its object's served bytes, which every watcher sending that event shares
-// (the watch cache keeps them). A stream queues the chunk as these references and writes it from
+// (the watch cache keeps them); a protobuf one is its frame's head, shared the same way, then the
+// object's bytes. A stream queues the chunk as these references and writes it from
 // where the bytes are: one copy of an event's bytes however many watchers it goes to.
 struct SharedChunk {
-  std::string_view head;  // static text
+  std::string_view head;  // static text, or bytes body.owner keeps alive
   SharedBytes body;
   std::string_view tail;  // static text
   std::size_t size() const { return head.size() + body.bytes.size() + tail.size(); }

@@ -21,9 +21,8 @@
 #include <set>
 #include <sstream>
 
-#include "federation/apiserver/api_server.h"
 #include "test/federation/apiserver/http_test_client.h"
-#include "federation/storage/sqlite_storage.h"
+#include "test/federation/apiserver/test_api_server.h"
 
 namespace fedhpa::apiserver {
 namespace {
@@ -430,12 +429,8 @@ class HostileInputFuzz : public ::testing::TestWithParam<ResourceSet> {};
 
 TEST_P(HostileInputFuzz, NoRequestCrashesTheServerOrGetsA5xx) {
   const bool federation = GetParam() == ResourceSet::Federation;
-  auto resources = api::federationResources();
-  if (!federation) std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
-  ApiServerOptions options;
-  options.http.port = 0;
-  ApiServer server(storage::SqliteStorage::openInMemory({}), resources, options);
-  const std::uint16_t port = server.start();
+  const testing::TestApiServer server(GetParam());
+  const std::uint16_t port = server.port();
 
   static const std::terminate_handler previous = std::set_terminate(reportLastRequest);
   previousTerminate = previous;
@@ -481,7 +476,7 @@ TEST_P(HostileInputFuzz, NoRequestCrashesTheServerOrGetsA5xx) {
   // served resource (or its status or scale), a path the server serves, or "" for the rest; never
   // a series per name, path or verb a client made up.
   std::set<std::string> served = {""};
-  for (const auto& type : resources)
+  for (const auto& type : testing::resourcesOf(GetParam()))
     for (const char* suffix : {"", "/status", "/scale"}) served.insert(type->names().resource + suffix);
   const Reply scrape = send(port, {"GET", "/metrics", "", ""});
   ASSERT_EQ(scrape.status, 200);
@@ -503,7 +498,6 @@ TEST_P(HostileInputFuzz, NoRequestCrashesTheServerOrGetsA5xx) {
     ASSERT_EQ(path.front(), '/') << "a resource label that is not a served resource: " << path;
     EXPECT_EQ(send(port, {"GET", path, "", ""}).status, 200) << "a path label the server does not serve: " << path;
   }
-  server.stop();
 }
 
 INSTANTIATE_TEST_SUITE_P(BothServers, HostileInputFuzz, ::testing::Values(ResourceSet::Federation, ResourceSet::MemberSim),

@@ -8,9 +8,8 @@
 #include <thread>
 
 #include "federation/api/machinery/untrusted_json.h"
-#include "federation/apiserver/api_server.h"
-#include "federation/storage/sqlite_storage.h"
 #include "test/federation/apiserver/http_test_client.h"
+#include "test/federation/apiserver/test_api_server.h"
 
 namespace fedhpa::apiserver {
 namespace {
@@ -68,17 +67,6 @@ using testing::ResourceSet;
 
 class HostileInputTest : public ::testing::TestWithParam<ResourceSet> {
  protected:
-  void SetUp() override {
-    auto resources = api::federationResources();
-    if (GetParam() == ResourceSet::MemberSim)  // what `fedhpa member-sim` serves
-      std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
-    ApiServerOptions options;
-    options.http.port = 0;
-    server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory({}), resources, options);
-    port_ = server_->start();
-  }
-  void TearDown() override { server_->stop(); }
-
   void expectAlive() {
     const auto health = call(port_, "GET", "/healthz");
     EXPECT_EQ(health.status, 200);
@@ -90,8 +78,8 @@ class HostileInputTest : public ::testing::TestWithParam<ResourceSet> {
     return call(port_, "PATCH", path, body, {{"Content-Type", type}});
   }
 
-  std::unique_ptr<ApiServer> server_;
-  std::uint16_t port_ = 0;
+  testing::TestApiServer server_{GetParam()};
+  const std::uint16_t port_ = server_.port();
 };
 
 TEST_P(HostileInputTest, PathsThatAreNotUtf8AreBadRequests) {

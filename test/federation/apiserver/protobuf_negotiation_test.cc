@@ -6,9 +6,8 @@
 
 #include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/protobuf_schema.h"
-#include "federation/apiserver/api_server.h"
-#include "federation/storage/sqlite_storage.h"
 #include "test/federation/apiserver/http_test_client.h"
+#include "test/federation/apiserver/test_api_server.h"
 
 // A namespace of its own: unity builds put this file in one translation unit with other tests.
 namespace fedhpa::apiserver::protobuf_negotiation {
@@ -66,14 +65,6 @@ std::vector<std::pair<std::uint32_t, std::string>> fields(std::string_view messa
 
 class ProtobufNegotiationTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ApiServerOptions options;
-    options.http.port = 0;
-    server_ = std::make_unique<ApiServer>(storage::SqliteStorage::openInMemory(storage::SqliteOptions{}), api::federationResources(), options);
-    port_ = server_->start();
-  }
-  void TearDown() override { server_->stop(); }
-
   testing::HttpReply get(const std::string& target, const std::string& accept) {
     return call(port_, "GET", target, "", {{"Accept", accept}});
   }
@@ -109,8 +100,8 @@ class ProtobufNegotiationTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<ApiServer> server_;
-  std::uint16_t port_ = 0;
+  testing::TestApiServer server_;
+  const std::uint16_t port_ = server_.port();
 };
 
 TEST_F(ProtobufNegotiationTest, GetAnswersInProtobufWhenTheClientPrefersIt) {
@@ -163,6 +154,19 @@ TEST_F(ProtobufNegotiationTest, CustomResourcesStayJsonAsKubeServesACrd) {
   EXPECT_EQ(onlyProtobuf.status, 406);
   EXPECT_EQ(onlyProtobuf.header("content-type"), "application/json");
   EXPECT_EQ(onlyProtobuf.json()["reason"], "NotAcceptable");
+}
+
+// kube-apiserver stores a quantity in canonical form; both answers carry that text.
+TEST_F(ProtobufNegotiationTest, QuantitiesAnswerInKubesCanonicalFormEitherWay) {
+  json object = deployment("sized");
+  object["spec"]["template"]["spec"]["containers"][0]["resources"] =
+      json::parse(R"({"limits":{"cpu":"1000m","memory":"1024Mi"},"requests":{"cpu":"0.5","memory":"0.5Gi"}})");
+  post(kDeployments, object);
+  const json expected = json::parse(R"({"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"500m","memory":"512Mi"}})");
+  const std::string item = std::string(kDeployments) + "/sized";
+  EXPECT_EQ(get(item, "application/json").json()["spec"]["template"]["spec"]["containers"][0]["resources"], expected);
+  const json decoded = pb::decodeKubernetesProtobuf(get(item, kProtobuf).body);
+  EXPECT_EQ(decoded["spec"]["template"]["spec"]["containers"][0]["resources"], expected);
 }
 
 // A JSON and a protobuf client watching together see the same events, the protobuf ones framed as

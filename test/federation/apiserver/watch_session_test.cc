@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "federation/api/hpa_type.h"
+#include "federation/api/machinery/protobuf.h"
 #include "federation/storage/cacher.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/federation/common/fake_time_source.h"
@@ -78,12 +79,13 @@ class WatchSessionTest : public ::testing::Test {
     std::shared_ptr<RecordingStream> stream = std::make_shared<RecordingStream>();
     std::shared_ptr<WatchSession> session;
   };
-  Watcher watch(const std::string& version, const std::string& fromVersion) {
+  Watcher watch(const std::string& version, const std::string& fromVersion, bool protobuf = false) {
     Watcher watcher;
     WatchParams params;
     params.namespaceName = "ns";
     params.version = version;
     params.resourceVersion = fromVersion;
+    params.protobuf = protobuf;
     watcher.session = WatchSession::start(store_, params, watcher.stream);
     return watcher;
   }
@@ -135,6 +137,34 @@ TEST_F(WatchSessionTest, AnEventGoesToEveryWatcherOfAVersionAsOneSharedBuffer) {
   store_.list({"ns", {}, std::nullopt, ""}, [&](const StoredObject& object) { listed = object.servedJson("v2"); });
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->data(), v2Events.front().body.bytes.data());
+}
+
+// The protobuf form likewise: one frame, head and object, referred to by every protobuf watcher.
+TEST_F(WatchSessionTest, AProtobufEventIsOneSharedFrameToo) {
+  const json created = store_.create("ns", hpa("web", 5), false);
+  std::vector<Watcher> watchers;
+  for (int i = 0; i < 3; ++i) watchers.push_back(watch("v2", created["metadata"]["resourceVersion"], true));
+  store_.update("ns", "web", [](const json& current) {
+    json next = current;
+    next["spec"]["maxReplicas"] = 7;
+    return next;
+  }, Subresource::Main, false);
+
+  std::vector<http::SharedChunk> events;
+  for (auto& watcher : watchers) {
+    const auto chunks = watcher.stream->waitForShared(1);
+    ASSERT_EQ(chunks.size(), 1u);
+    EXPECT_TRUE(watcher.stream->owned().empty()) << "no frame built for one watcher alone";
+    events.push_back(chunks.front());
+  }
+  for (const auto& event : events) {
+    EXPECT_EQ(event.head.data(), events.front().head.data()) << "one frame head for every watcher";
+    EXPECT_EQ(event.body.bytes.data(), events.front().body.bytes.data()) << "one object encoding for every watcher";
+  }
+  const std::string frame = events.front().flat();
+  const std::string object(events.front().body.bytes);
+  EXPECT_EQ(frame, api::machinery::protobufWatchFrame("MODIFIED", object)) << "kube's length-prefixed WatchEvent";
+  EXPECT_EQ(api::machinery::decodeKubernetesProtobuf(object)["spec"]["maxReplicas"], 7);
 }
 
 }  // namespace

@@ -61,6 +61,20 @@ TEST(HpaStatusTest, AReleasedMemberCountsNeitherInTheSumsNorInTheBreakdown) {
   EXPECT_EQ(breakdown, (json{{"member1", {{"min", 1}, {"max", 4}, {"current", 2}, {"desired", 2}, {"cpuUtilization", 50}}}}));
 }
 
+// The server stores quantities in canonical form: a status written as "0m" or "1000m" would read back
+// as "0" or "1" and never compare equal to the next one computed, so every resync would write it.
+TEST(HpaStatusTest, TheAverageValueIsInTheCanonicalTextTheServerStores) {
+  const auto averageValue = [](long long cpu) {
+    const json status = aggregatedStatus({member("member1", MemberHealth::Healthy, localHpa(1, 4, 2, 2, cpu))}, 1,
+                                         json::array(), kNow);
+    return status["currentMetrics"][0]["resource"]["current"]["averageValue"];
+  };
+  EXPECT_EQ(averageValue(0), "0");
+  EXPECT_EQ(averageValue(45), "45m");
+  EXPECT_EQ(averageValue(1000), "1");
+  EXPECT_EQ(averageValue(1500), "1500m");
+}
+
 TEST(HpaStatusTest, WithoutMetricsFromAnyMemberThereIsNoCurrentMetricRatherThanZero) {
   const json status = aggregatedStatus({member("member1", MemberHealth::Healthy, localHpa(1, 4, 0, 0, std::nullopt))}, 1, json::array(), kNow);
   EXPECT_FALSE(status.contains("currentMetrics"));

@@ -6,11 +6,14 @@
 #include "federation/api/machinery/patch.h"
 #include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/selectors.h"
+#include "test/federation/api/machinery/protobuf_fixture.h"
 
 namespace fedhpa::api::machinery {
 namespace {
 
 using nlohmann::json;
+using fixture::s;
+using fixture::v;
 
 const PatchMeta kDeploymentMeta{{{"spec.template.spec.containers", "name"},
                                  {"spec.template.spec.containers.env", "name"},
@@ -236,33 +239,19 @@ TEST(KubernetesProtobuf, DecodesKubectlAutoscale) {
       << "v1 status is a struct whose two counts encoding/json always writes: kubectl's JSON would hold them too";
 }
 
-// A tiny encoder for the test's own v2 body.
-std::string varint(std::uint64_t value) {
-  std::string out;
-  do {
-    std::uint8_t byte = value & 0x7f;
-    value >>= 7;
-    if (value) byte |= 0x80;
-    out += static_cast<char>(byte);
-  } while (value);
-  return out;
-}
-std::string field(int number, const std::string& bytes) { return varint(static_cast<std::uint64_t>(number) << 3 | 2) + varint(bytes.size()) + bytes; }
-std::string field(int number, std::uint64_t value) { return varint(static_cast<std::uint64_t>(number) << 3) + varint(value); }
-
 TEST(KubernetesProtobuf, DecodesV2MetricsAndBehavior) {
-  const std::string target = field(1, std::string("Utilization")) + field(4, 60);
-  const std::string metric = field(1, std::string("Resource")) + field(4, field(1, std::string("cpu")) + field(2, target));
-  const std::string policy = field(1, std::string("Pods")) + field(2, 4) + field(3, 15);
+  const std::string target = s(1, "Utilization") + v(4, 60);
+  const std::string metric = s(1, "Resource") + s(4, s(1, "cpu") + s(2, target));
+  const std::string policy = s(1, "Pods") + v(2, 4) + v(3, 15);
   // HPAScalingRules: selectPolicy 1, policies 2, stabilizationWindowSeconds 3.
-  const std::string behavior = field(2, field(1, std::string("Max")) + field(2, policy) + field(3, 300));
-  const std::string spec = field(1, field(1, std::string("Deployment")) + field(2, std::string("web"))) + field(3, 7) +
-                           field(4, metric) + field(5, behavior);
-  const std::string meta = field(1, std::string("web")) + field(11, field(1, std::string("app")) + field(2, std::string("web")));
-  const std::string raw = field(1, meta) + field(2, spec) + field(99, std::string("future field"));
+  const std::string behavior = s(2, s(1, "Max") + s(2, policy) + v(3, 300));
+  const std::string spec = s(1, s(1, "Deployment") + s(2, "web")) + v(3, 7) +
+                           s(4, metric) + s(5, behavior);
+  const std::string meta = s(1, "web") + s(11, s(1, "app") + s(2, "web"));
+  const std::string raw = s(1, meta) + s(2, spec) + s(99, "future field");
   const std::string body = std::string("k8s\0", 4) +
-                           field(1, field(1, std::string("autoscaling/v2")) + field(2, std::string("HorizontalPodAutoscaler"))) +
-                           field(2, raw);
+                           s(1, s(1, "autoscaling/v2") + s(2, "HorizontalPodAutoscaler")) +
+                           s(2, raw);
   const json decoded = decodeKubernetesProtobuf(body);
   EXPECT_EQ(decoded["metadata"]["labels"]["app"], "web");
   EXPECT_EQ(decoded["spec"]["maxReplicas"], 7);
@@ -273,11 +262,11 @@ TEST(KubernetesProtobuf, DecodesV2MetricsAndBehavior) {
 }
 
 TEST(KubernetesProtobuf, DecodesASecretAsKubectlCreateSecretSendsIt) {
-  const std::string dataEntry = field(1, std::string("kubeconfig")) + field(2, std::string("apiVersion"));
-  const std::string raw = field(1, field(1, std::string("member1")) + field(3, std::string(""))) + field(2, dataEntry) +
-                          field(3, std::string("Opaque"));
-  const std::string body = std::string("k8s\0", 4) + field(1, field(1, std::string("v1")) + field(2, std::string("Secret"))) +
-                           field(2, raw);
+  const std::string dataEntry = s(1, "kubeconfig") + s(2, "apiVersion");
+  const std::string raw = s(1, s(1, "member1") + s(3, "")) + s(2, dataEntry) +
+                          s(3, "Opaque");
+  const std::string body = std::string("k8s\0", 4) + s(1, s(1, "v1") + s(2, "Secret")) +
+                           s(2, raw);
   EXPECT_EQ(decodeKubernetesProtobuf(body), json::parse(R"({"apiVersion":"v1","kind":"Secret",
       "metadata":{"name":"member1"},"data":{"kubeconfig":"YXBpVmVyc2lvbg=="},"type":"Opaque"})"));
 }

@@ -1,51 +1,22 @@
-// The protobuf codec against bytes kube would produce: each fixture is assembled here from
-// generated.proto's field numbers (a tiny writer of its own, not the codec under test), then
-// decoded, and the codec's encoding compared with it byte for byte.
+// The protobuf codec against bytes kube would produce: each fixture is assembled from
+// generated.proto's field numbers (protobuf_fixture.h, not the codec under test), then decoded, and
+// the codec's encoding compared with it byte for byte.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "federation/api/machinery/protobuf.h"
 #include "federation/api/machinery/protobuf_schema.h"
+#include "test/federation/api/machinery/protobuf_fixture.h"
 
 namespace {
 
 using nlohmann::json;
 using namespace fedhpa::api::machinery;
+using namespace fedhpa::api::machinery::fixture;
 
-// ---- a fixture writer: field(number, bytes) / field(number, varint) ----
-std::string varint(std::uint64_t value) {
-  std::string out;
-  do {
-    std::uint8_t byte = value & 0x7f;
-    value >>= 7;
-    if (value) byte |= 0x80;
-    out += static_cast<char>(byte);
-  } while (value);
-  return out;
-}
-std::string s(int number, const std::string& bytes) {
-  return varint(static_cast<std::uint64_t>(number) << 3 | 2) + varint(bytes.size()) + bytes;
-}
-std::string v(int number, std::uint64_t value) { return varint(static_cast<std::uint64_t>(number) << 3) + varint(value); }
-std::string entry(int number, const std::string& key, const std::string& value) { return s(number, s(1, key) + s(2, value)); }
-std::string envelope(const std::string& apiVersion, const std::string& kind, const std::string& raw) {
-  return std::string("k8s\0", 4) + s(1, s(1, apiVersion) + s(2, kind)) + s(2, raw) + s(3, "") + s(4, "");
-}
-// metav1.Time of 2026-11-22T10:00:00Z: {1 seconds, 2 nanos}.
-const std::string kNov22 = v(1, 1795341600) + v(2, 0);
 // IntOrString "25%": {1 type=1 (string), 2 intVal, 3 strVal}.
 const std::string kQuarter = v(1, 1) + v(2, 0) + s(3, "25%");
-// ObjectMeta with every non-pointer field written, as Go writes an object the server read back.
-std::string objectMeta(const std::string& name, const std::string& ns, const std::string& uid, const std::string& rv,
-                       std::uint64_t generation, const std::string& extra = "") {
-  return s(1, name) + s(2, "") + s(3, ns) + s(4, "") + s(5, uid) + s(6, rv) + v(7, generation) + s(8, kNov22) + extra;
-}
-// An ObjectMeta kubectl sends for a new object: a name, the rest empty.
-std::string newObjectMeta(const std::string& name, const std::string& extra = "") {
-  return s(1, name) + s(2, "") + s(3, "") + s(4, "") + s(5, "") + s(6, "") + v(7, 0) + s(8, "") + extra;
-}
-
 // The container of `kubectl create deployment web --image=nginx`: every non-pointer Container field.
 std::string nginxContainer(const std::string& pullPolicy, const std::string& messagePath, const std::string& messagePolicy) {
   return s(1, "nginx") + s(2, "nginx") + s(5, "") + s(8, "") + s(13, messagePath) + s(14, pullPolicy) + v(16, 0) +
