@@ -119,13 +119,15 @@ bool ControllerManager::waitForCachesAndProbe() {
   for (const auto& propagation : propagations_) federated.push_back(propagation->federated);
   if (!waitForSync(federated, stopping)) return false;
   prober_.probeAll();
-  // The probe wrote each member's Ready condition; wait (briefly) until the cluster cache shows it.
-  // Each wait ends when the cache changes, not at a polling tick (a tick cost every start ~100 ms).
+  // The probe wrote each member's Ready condition; wait (briefly) until the Cluster summaries
+  // members() reads show it (each is stored by the informer's handler, just after its cache
+  // changed). Each wait ends when the cache changes, not at a polling tick (a tick cost every
+  // start ~100 ms).
   const auto probeDeadline = time_.monotonicTime() + std::chrono::seconds(5);
   auto probed = [&] {
     for (const auto& name : registry_.names()) {
-      const auto cluster = registry_.cluster(name);
-      if (!cluster || cluster->value("status", json::object()).value("conditions", json::array()).empty()) return false;
+      const auto cluster = registry_.summary(name);
+      if (!cluster || !cluster->ready) return false;
     }
     return true;
   };
