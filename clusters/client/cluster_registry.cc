@@ -68,6 +68,24 @@ bool clusterReady(const json& cluster) {
   return false;
 }
 
+ClusterSummary ClusterSummary::of(const json& cluster) {
+  ClusterSummary summary;
+  const json metadata = cluster.value("metadata", json::object());
+  summary.name = metadata.value("name", "");
+  summary.resourceVersion = metadata.value("resourceVersion", "");
+  if (const auto labels = metadata.find("labels"); labels != metadata.end() && labels->is_object())
+    for (const auto& [key, value] : labels->items())
+      if (value.is_string()) summary.labels[key] = value.get<std::string>();
+  const auto status = cluster.find("status");
+  if (status == cluster.end() || !status->is_object()) return summary;
+  for (const auto& condition : status->value("conditions", json::array())) {
+    if (!condition.is_object() || condition.value("type", "") != "Ready") continue;
+    summary.ready = ClusterSummary::Ready{condition.value("status", "") == "True", condition.value("lastTransitionTime", "")};
+    break;
+  }
+  return summary;
+}
+
 ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, std::function<void(const std::string&)> onChange,
                                  std::function<void(const std::string&)> onReady)
     : federation_(federation), factory_(std::move(factory)), onChange_(std::move(onChange)), onReady_(std::move(onReady)) {}
@@ -75,13 +93,30 @@ ClusterRegistry::ClusterRegistry(KubeClient& federation, ClientFactory factory, 
 ClusterRegistry::~ClusterRegistry() { stop(); }
 
 void ClusterRegistry::start() {
-  auto byCluster = [this](const json& cluster) { refresh(cluster["metadata"].value("name", "")); };
+  // The summary first: what a change of the member's client sets off reads it.
+  auto byCluster = [this](const json& cluster) {
+    auto summary = std::make_shared<const ClusterSummary>(ClusterSummary::of(cluster));
+    const std::string name = summary->name;
+    {
+      std::lock_guard lock(mutex_);
+      summaries_[name] = std::move(summary);
+    }
+    refresh(name);
+  };
+  auto gone = [this](const json& cluster) {
+    const std::string name = cluster["metadata"].value("name", "");
+    {
+      std::lock_guard lock(mutex_);
+      summaries_.erase(name);
+    }
+    refresh(name);
+  };
   // A member that answers again: what waited for it need not wait for the next resync.
   auto readyAgain = [this, byCluster](const json& before, const json& now) {
     byCluster(now);
     if (onReady_ && clusterReady(now) && !clusterReady(before)) onReady_(now["metadata"].value("name", ""));
   };
-  clusters_ = std::make_unique<Informer>(federation_, kClusters, InformerHandlers{byCluster, readyAgain, byCluster});
+  clusters_ = std::make_unique<Informer>(federation_, kClusters, InformerHandlers{byCluster, readyAgain, gone});
   // A Secret may stand behind any cluster; which one is cheap to find out again.
   auto bySecret = [this](const json&) { refreshAll(); };
   InformerOptions secretOptions;
@@ -122,6 +157,12 @@ std::vector<std::string> ClusterRegistry::names() const {
 
 std::optional<json> ClusterRegistry::cluster(const std::string& name) const {
   return clusters_ ? clusters_->get("", name) : std::nullopt;
+}
+
+std::shared_ptr<const ClusterSummary> ClusterRegistry::summary(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = summaries_.find(name);
+  return it == summaries_.end() ? nullptr : it->second;
 }
 
 std::optional<json> ClusterRegistry::secret(const std::string& name) const {

@@ -60,6 +60,23 @@ class SecretCredentials final : public CredentialSource {
   Credential credential_;
 };
 
+// What the controllers read of a Cluster on every reconcile: its labels (cluster selectors) and its
+// Ready condition (health). The Clusters cache keeps JSON text, which each get() parses again, so
+// the registry decodes each version of a Cluster once, as its informer delivers it, and hands
+// every reader that version's summary.
+struct ClusterSummary {
+  struct Ready {
+    bool status = false;             // the condition's status is "True"
+    std::string lastTransitionTime;  // RFC 3339, as written
+  };
+  std::string name;
+  std::string resourceVersion;
+  std::map<std::string, std::string> labels;  // the string-valued ones
+  std::optional<Ready> ready;                 // nullopt: no Ready condition (not probed yet)
+
+  static ClusterSummary of(const json& cluster);
+};
+
 class ClusterRegistry {
  public:
   // onChange(name) runs on an informer thread whenever a member's client appears, changes or goes;
@@ -76,6 +93,9 @@ class ClusterRegistry {
   std::shared_ptr<KubeClient> client(const std::string& cluster) const;  // nullptr when unknown
   std::vector<std::string> names() const;
   std::optional<json> cluster(const std::string& name) const;
+  // The Cluster `name` as its informer last delivered it; nullptr when there is none. The same
+  // object until the Cluster changes.
+  std::shared_ptr<const ClusterSummary> summary(const std::string& name) const;
   // The Secret the Cluster `name` names, as the cache holds it.
   std::optional<json> secret(const std::string& name) const;
   // The Clusters cache's Informer::changes and waitForChange: wait for what it will show.
@@ -93,6 +113,7 @@ class ClusterRegistry {
   std::unique_ptr<Informer> clusters_;
   std::unique_ptr<Informer> secrets_;
   mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const ClusterSummary>> summaries_;  // by name
   std::map<std::string, std::shared_ptr<KubeClient>> clients_;
   std::map<std::string, std::shared_ptr<SecretCredentials>> credentials_;  // each client's
   // How each client reaches its member (address, CA, server name, proxy): a change of these builds

@@ -125,8 +125,12 @@ StoredObject::StoredObject(const api::ResourceType& type, storage::SharedKeyValu
 StoredObject::StoredObject(const api::ResourceType& type, storage::KeyValue kv)
     : StoredObject(type, std::make_shared<const storage::KeyValue>(std::move(kv))) {}
 
+// The decoded tree is about four times the stored bytes: a cached value keeps it only while a
+// reader holds it (the served forms, made from it once, stay), so that 10,000 cached objects cost
+// their bytes rather than their trees. Readers of one event at the same time (its watchers) share
+// one decode; a filtered watch or list that comes later decodes again.
 std::shared_ptr<const json> StoredObject::decoded() const {
-  if (!object_) object_ = derived_->get<json>("object", [&] { return decode(*kv_); });
+  if (!object_) object_ = derived_->getWhileHeld<json>("object", [&] { return decode(*kv_); });
   return object_;
 }
 

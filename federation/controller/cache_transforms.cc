@@ -80,4 +80,9 @@ void trimMemberDeployment(json& deployment) {
     keepOnly(*status, {"replicas", "readyReplicas", "availableReplicas", "updatedReplicas"});
 }
 
+void trimMemberCopy(json& object) {
+  object.erase("status");
+  trimMemberMetadata(object);
+}
+
 }  // namespace fedhpa::controller

@@ -119,13 +119,15 @@ bool ControllerManager::waitForCachesAndProbe() {
   for (const auto& propagation : propagations_) federated.push_back(propagation->federated);
   if (!waitForSync(federated, stopping)) return false;
   prober_.probeAll();
-  // The probe wrote each member's Ready condition; wait (briefly) until the cluster cache shows it.
-  // Each wait ends when the cache changes, not at a polling tick (a tick cost every start ~100 ms).
+  // The probe wrote each member's Ready condition; wait (briefly) until the Cluster summaries
+  // members() reads show it (each is stored by the informer's handler, just after its cache
+  // changed). Each wait ends when the cache changes, not at a polling tick (a tick cost every
+  // start ~100 ms).
   const auto probeDeadline = time_.monotonicTime() + std::chrono::seconds(5);
   auto probed = [&] {
     for (const auto& name : registry_.names()) {
-      const auto cluster = registry_.cluster(name);
-      if (!cluster || cluster->value("status", json::object()).value("conditions", json::array()).empty()) return false;
+      const auto cluster = registry_.summary(name);
+      if (!cluster || !cluster->ready) return false;
     }
     return true;
   };
@@ -171,18 +173,15 @@ void ControllerManager::stop() {
   memberWatches_.clear();
 }
 
-MemberHealth ControllerManager::healthOf(const std::string& name, const std::optional<json>& cluster, const MemberWatch* watch) {
-  for (const auto& condition : cluster->value("status", json::object()).value("conditions", json::array())) {
-    if (condition.value("type", "") != "Ready") continue;
-    if (condition.value("status", "") != "True") {
-      const auto since = api::parseRfc3339(condition.value("lastTransitionTime", ""));
-      const bool pastGrace = !since || time_.systemTime() - *since >= options_.clusterUnhealthyGrace;
-      return pastGrace ? MemberHealth::Released : MemberHealth::Unknown;
-    }
-    const bool known = watch && watch->hpas->hasSynced() && calls_.available(name);
-    return known ? MemberHealth::Healthy : MemberHealth::Unknown;
+MemberHealth ControllerManager::healthOf(const clusters::ClusterSummary& cluster, const MemberWatch* watch) {
+  if (!cluster.ready) return MemberHealth::Unknown;  // not probed yet
+  if (!cluster.ready->status) {
+    const auto since = api::parseRfc3339(cluster.ready->lastTransitionTime);
+    const bool pastGrace = !since || time_.systemTime() - *since >= options_.clusterUnhealthyGrace;
+    return pastGrace ? MemberHealth::Released : MemberHealth::Unknown;
   }
-  return MemberHealth::Unknown;  // not probed yet
+  const bool known = watch && watch->hpas->hasSynced() && calls_.available(cluster.name);
+  return known ? MemberHealth::Healthy : MemberHealth::Unknown;
 }
 
 // The federated HPAs with a copy in the member (its managed HPAs that a federated HPA of the same
@@ -209,7 +208,7 @@ std::vector<Member> ControllerManager::members() {
   const auto joined = registry_.names();
   metrics_.retainClusters({joined.begin(), joined.end()});
   for (const auto& name : joined) {
-    const auto cluster = registry_.cluster(name);
+    const auto cluster = registry_.summary(name);  // decoded once per version of the Cluster
     if (!cluster) continue;
     std::shared_ptr<MemberWatch> watch;
     {
@@ -218,14 +217,10 @@ std::vector<Member> ControllerManager::members() {
       if (it != memberWatches_.end()) watch = it->second;
     }
     if (!watch) continue;
-    std::map<std::string, std::string> labels;
-    const json clusterLabels = (*cluster)["metadata"].value("labels", json::object());
-    for (const auto& [key, value] : clusterLabels.items())
-      if (value.is_string()) labels[key] = value.get<std::string>();
-    const MemberHealth health = healthOf(name, cluster, watch.get());
+    const MemberHealth health = healthOf(*cluster, watch.get());
     metrics_.setClusterHealth(name, health);
     // The listers share ownership of the watch: its client outlives every reconcile using it.
-    Member member{name, labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
+    Member member{name, cluster->labels, health, watch->client, std::shared_ptr<const clusters::Lister>(watch, watch->hpas.get()),
                   std::shared_ptr<const clusters::Lister>(watch, watch->deployments.get())};
     for (const auto& [resource, informer] : watch->copies)
       member.copies[resource] = std::shared_ptr<const clusters::Lister>(watch, informer.get());
@@ -300,8 +295,9 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       watch->client = client;
       watch->hpas = std::make_unique<clusters::Informer>(*client, kHpas, enqueueingHpas(queue_, reconciler_, cluster), hpaOptions);
       watch->deployments = std::make_unique<clusters::Informer>(*client, kDeployments, enqueueing(deploymentQueue_), deploymentOptions);
-      clusters::InformerOptions copyOptions;  // whole objects: a copy is updated from what is cached
+      clusters::InformerOptions copyOptions;
       copyOptions.selectors = hpaOptions.selectors;
+      copyOptions.transform = trimMemberCopy;
       for (const auto& propagation : propagations_)
         watch->copies[propagation->resource.resource] =
             std::make_unique<clusters::Informer>(*client, propagation->resource, enqueueing(propagation->queue), copyOptions);

@@ -86,7 +86,7 @@ class ControllerManager : public MemberClusters {
   void onMemberReady(const std::string& cluster);
   // What the prober publishes on the member's Cluster besides its health.
   clusters::MemberReport reportOn(const std::string& cluster);
-  MemberHealth healthOf(const std::string& name, const std::optional<clusters::json>& cluster, const MemberWatch* watch);
+  MemberHealth healthOf(const clusters::ClusterSummary& cluster, const MemberWatch* watch);
 
   ControllerOptions options_;
   TimeSource& time_;

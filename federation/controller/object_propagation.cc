@@ -1,9 +1,12 @@
 #include "federation/controller/object_propagation.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "federation/api/machinery/patch.h"
 #include "federation/controller/cluster_selector.h"
 #include "federation/controller/deployment_reconciler.h"
+#include "federation/controller/object_fields.h"
 #include "federation/common/logging.h"
 
 namespace fedhpa::controller {
@@ -31,6 +34,20 @@ json contentOf(const json& object) {
   json content = object;
   for (const char* key : {"apiVersion", "kind", "metadata", "status"}) content.erase(key);
   return content;
+}
+
+// The merge patch that makes the member's copy `desired` where fedhpa owns it (the content and the
+// labels), conditional on the resourceVersion the copy was read at; nullopt when nothing differs.
+// What the patch does not name stays the member's: annotations other controllers set, status,
+// and what the cache never held.
+std::optional<json> copyPatch(const json& local, const json& desired) {
+  const json content = api::machinery::createMergePatch(contentOf(local), contentOf(desired));
+  const json labels = api::machinery::createMergePatch(local["metadata"].value("labels", json::object()),
+                                                       desired["metadata"].value("labels", json::object()));
+  if (content.empty() && labels.empty()) return std::nullopt;
+  json patch = labels.empty() ? conditionalPatch(local) : conditionalPatch(local, {{"labels", labels}});
+  patch.update(content);
+  return patch;
 }
 
 json podTemplateSpec(const json& deployment) {
@@ -243,13 +260,8 @@ void ObjectPropagator::reconcile(const std::string& key) {
     const json copy = desiredCopy(federated, local);
     if (!local) {
       calls.push_back({member.name, [=] { return client->create(resource, ns, copy); }});
-    } else if (contentOf(*local) != contentOf(copy) ||
-               (*local)["metadata"].value("labels", json::object()) != copy["metadata"]["labels"]) {
-      json changed = copy;
-      changed["metadata"] = (*local)["metadata"];  // with the resourceVersion it was read at
-      changed["metadata"]["labels"] = copy["metadata"]["labels"];
-      if (local->contains("status")) changed["status"] = (*local)["status"];
-      calls.push_back({member.name, [=] { return client->update(resource, changed); }});
+    } else if (const auto changed = copyPatch(*local, copy)) {
+      calls.push_back({member.name, [=] { return client->mergePatch(resource, ns, name, *changed); }});
     }
   }
   throwFirstMemberFailure(calls, context_.calls.callAll(calls), context_.metrics);

@@ -20,7 +20,9 @@ using Revision = std::int64_t;
 // What readers derive from one stored value (its decoded object, its bytes in each served
 // version), each made once, by the first reader that needs it, and then shared by every reader of
 // that same value: kube-apiserver's cacher keeps objects decoded and events serialized once per
-// encoding in the same way. Storage never looks inside: the forms are its callers' types, named by
+// encoding in the same way. A form too big to keep (the decoded object: a JSON tree is about four
+// times the bytes it came from, where kube's decoded Go struct is about their size) is shared
+// only while some reader holds it (getWhileHeld). Storage never looks inside: the forms are its callers' types, named by
 // its callers (one name, one type). Everything kept is const, so no reader can change what another
 // reads; a new value of the key gets new forms.
 class DerivedForms {
@@ -41,6 +43,27 @@ class DerivedForms {
     return made;
   }
 
+  // The same for a form too big to keep for the value's whole life (a decoded object: several
+  // times its bytes): shared by the readers that hold it at the same time, freed when the last of
+  // them lets it go, and made again by a reader that comes after that.
+  template <class T, class Make>
+  std::shared_ptr<const T> getWhileHeld(const std::string& name, Make&& make) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto held = findHeld<T>(name)) return held;
+    }
+    std::shared_ptr<const T> made = std::make_shared<const T>(make());
+    std::lock_guard lock(mutex_);
+    if (auto held = findHeld<T>(name)) return held;
+    for (auto& [formName, form] : held_)
+      if (formName == name) {
+        form = made;  // the expired one's slot
+        return made;
+      }
+    held_.emplace_back(name, made);
+    return made;
+  }
+
   // The form if some reader made it already; nullptr otherwise (nothing is made).
   template <class T>
   std::shared_ptr<const T> find(const std::string& name) {
@@ -51,8 +74,16 @@ class DerivedForms {
   }
 
  private:
+  template <class T>
+  std::shared_ptr<const T> findHeld(const std::string& name) {  // under mutex_
+    for (const auto& [formName, form] : held_)
+      if (formName == name) return std::static_pointer_cast<const T>(form.lock());
+    return nullptr;
+  }
+
   std::mutex mutex_;
   std::vector<std::pair<std::string, std::shared_ptr<const void>>> forms_;  // a few: a linear search
+  std::vector<std::pair<std::string, std::weak_ptr<const void>>> held_;     // getWhileHeld's
 };
 
 struct KeyValue {

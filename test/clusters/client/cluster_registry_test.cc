@@ -48,7 +48,7 @@ class ClusterRegistryTest : public ::testing::Test {
   std::string readyStatus() { return readyCondition().value("status", ""); }
   template <class Predicate>
   bool eventually(Predicate predicate) {
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < 400; ++i) {  // 20 s: the machine running the tests may be busy
       if (predicate()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -116,6 +116,43 @@ TEST_F(ClusterRegistryTest, JoinedMembersGetClientsAndReadyConditions) {
   EXPECT_TRUE(eventually([&] { return registry.client("member1") == nullptr; }));
   std::lock_guard lock(mutex);
   EXPECT_THAT(changes, ::testing::Contains("member1"));
+}
+
+// The summary the controller-manager reads on every reconcile follows the Cluster: decoded once
+// per version (the same object until the Cluster changes), new labels and the Ready condition
+// once the informer delivers them, gone with the Cluster.
+TEST_F(ClusterRegistryTest, TheSummaryOfAClusterFollowsItsVersions) {
+  ClusterRegistry registry(*federation_, factory());
+  registry.start();
+  ASSERT_TRUE(registry.waitForSync(std::chrono::seconds(10)));
+  EXPECT_EQ(registry.summary("member1"), nullptr);
+  RestConfig member;
+  member.server = "http://127.0.0.1:" + std::to_string(memberPort_);
+  joinCluster(*federation_, "member1", member);
+  ASSERT_TRUE(eventually([&] { return registry.summary("member1") != nullptr; }));
+  const auto joined = registry.summary("member1");
+  EXPECT_EQ(joined->name, "member1");
+  EXPECT_FALSE(joined->ready) << "not probed yet";
+  EXPECT_EQ(registry.summary("member1"), joined) << "an unchanged Cluster is not decoded again";
+
+  federation_->mergePatch(kClusters, "", "member1", {{"metadata", {{"labels", {{"region", "eu"}, {"zone", "a"}}}}}});
+  ASSERT_TRUE(eventually([&] { return registry.summary("member1")->labels.count("region") > 0; }));
+  const auto labelled = registry.summary("member1");
+  EXPECT_EQ(labelled->labels, (std::map<std::string, std::string>{{"region", "eu"}, {"zone", "a"}}));
+  EXPECT_NE(labelled->resourceVersion, joined->resourceVersion);
+  EXPECT_TRUE(joined->labels.empty()) << "a reader's summary is never changed under it";
+
+  fedhpa::testing::FakeTimeSource time;
+  ClusterHealthProber prober(*federation_, registry, time);
+  prober.probeAll();
+  ASSERT_TRUE(eventually([&] { return registry.summary("member1")->ready.has_value(); }));
+  const auto probed = registry.summary("member1");
+  EXPECT_TRUE(probed->ready->status);
+  EXPECT_EQ(probed->ready->lastTransitionTime, api::formatRfc3339(time.systemTime()));
+  EXPECT_EQ(probed->labels.at("zone"), "a");
+
+  unjoinCluster(*federation_, "member1");
+  EXPECT_TRUE(eventually([&] { return registry.summary("member1") == nullptr; }));
 }
 
 // What the controller-manager knows of a member rides on the probe's own status write: the round

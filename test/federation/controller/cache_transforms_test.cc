@@ -96,6 +96,27 @@ TEST(CacheTransforms, AMemberDeploymentKeepsItsSpecAndReplicaCounts) {
   EXPECT_EQ(deployment["status"], json({{"replicas", 3}, {"readyReplicas", 2}, {"availableReplicas", 2}, {"updatedReplicas", 3}}));
 }
 
+// A member's copy of a Service keeps its content (with what the member allocated) and the metadata
+// a write needs; its status and someone else's annotations are written by nobody here.
+TEST(CacheTransforms, AMemberCopyKeepsItsContentAndWriteMetadata) {
+  json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", "web"}, {"namespace", "default"}, {"resourceVersion", "9"}, {"uid", "5e"},
+        {"labels", {{"federation.kubernetes.io/managed-by", "fedhpa"}}},
+        {"annotations", {{"mesh.example.com/injected", "true"}}},
+        {"managedFields", json::array({{{"manager", "fedhpa-controller"}}})}}},
+      {"spec", {{"clusterIP", "10.96.0.10"}, {"ports", json::array({{{"port", 80}}})}}},
+      {"status", {{"loadBalancer", json::object()}}}};
+  const json spec = service["spec"];
+  trimMemberCopy(service);
+  EXPECT_EQ(service["spec"], spec);
+  EXPECT_FALSE(service.contains("status"));
+  EXPECT_EQ(service["metadata"], json({{"name", "web"}, {"namespace", "default"}, {"resourceVersion", "9"},
+                                       {"labels", {{"federation.kubernetes.io/managed-by", "fedhpa"}}}}));
+}
+
 // A federated object keeps all it had but managedFields and annotations not the federation's:
 // kubectl's last-applied-configuration, a whole second copy of the object, above all.
 TEST(CacheTransforms, AFederationObjectLosesManagedFieldsAndForeignAnnotationsOnly) {

@@ -153,5 +153,23 @@ TEST_F(WatchCacheTest, AValueSharesItsDerivedFormsWithEveryReaderUntilTheKeyChan
   EXPECT_NE(deleted->kv.derived, applied->kv.derived) << "a delete's value carries the delete's revision";
 }
 
+// A decoded object is kept only while some reader holds it: readers at the same time share one,
+// and once they have all let it go it is freed and the next reader makes its own.
+TEST(DerivedForms, AFormKeptWhileHeldIsSharedByItsHoldersAndFreedAfterThem) {
+  DerivedForms forms;
+  int made = 0;
+  const auto make = [&made] { return "decoded #" + std::to_string(++made); };
+  auto first = forms.getWhileHeld<std::string>("object", make);
+  auto second = forms.getWhileHeld<std::string>("object", make);
+  EXPECT_EQ(first, second) << "held by the first reader: shared";
+  EXPECT_EQ(made, 1);
+  const std::weak_ptr<const std::string> watched = first;
+  first.reset();
+  second.reset();
+  EXPECT_TRUE(watched.expired()) << "the forms do not keep it";
+  EXPECT_EQ(*forms.getWhileHeld<std::string>("object", make), "decoded #2");
+  EXPECT_EQ(forms.find<std::string>("object"), nullptr) << "not among the forms kept for the value's life";
+}
+
 }  // namespace
 }  // namespace fedhpa::storage
