@@ -38,7 +38,7 @@ void DeploymentReconciler::reconcile(const std::string& key) {
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
   const bool hpaManaged = !annotationOf(federated, kHpaTargetClusterListAnnotation).empty();
-  const auto where = deploymentPlacement(federated, members);
+  const auto where = deploymentPlacement(federated, members, context_.policies);
   if (!where) return;
   const std::set<std::string>& placed = *where;
   const auto shares = spreadEvenly(federated["spec"].value("replicas", 1LL), placed.size());

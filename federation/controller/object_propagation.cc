@@ -40,6 +40,22 @@ json podTemplateSpec(const json& deployment) {
 
 }  // namespace
 
+std::optional<std::set<std::string>> healthySelected(const json& object, const std::vector<Member>& members,
+                                                     const std::optional<Placement>& policy, const std::string& what) {
+  std::set<std::string> placed;
+  const std::string selector = annotationOf(object, kClusterSelectorAnnotation);
+  try {
+    for (const auto& member : members)
+      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels) &&
+          (!policy || policy->placesOn(member.name, member.labels)))
+        placed.insert(member.name);
+  } catch (const SelectorError& error) {
+    FEDHPA_LOG(warning) << what << " " << clusters::objectKey(object) << ": " << error.what();
+    return std::nullopt;
+  }
+  return placed;
+}
+
 std::optional<json> managedCopy(const Member& member, const clusters::Resource& resource, const std::string& ns,
                                 const std::string& name) {
   const clusters::Lister* copies = copiesOf(member, resource);
@@ -64,7 +80,8 @@ const clusters::Lister* copiesOf(const Member& member, const clusters::Resource&
   return it == member.copies.end() ? nullptr : it->second.get();
 }
 
-std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members) {
+std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
+                                                         const PolicyCaches* policies) {
   std::set<std::string> placed;
   const std::string targetList = annotationOf(deployment, kHpaTargetClusterListAnnotation);
   if (!targetList.empty()) {
@@ -73,15 +90,8 @@ std::optional<std::set<std::string>> deploymentPlacement(const json& deployment,
       if (cluster.is_string()) placed.insert(cluster.get<std::string>());
     return placed;
   }
-  const std::string selector = annotationOf(deployment, kClusterSelectorAnnotation);
-  try {
-    for (const auto& member : members)
-      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
-  } catch (const SelectorError& error) {
-    FEDHPA_LOG(warning) << "deployment " << clusters::objectKey(deployment) << ": " << error.what();
-    return std::nullopt;
-  }
-  return placed;
+  const auto policy = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
+  return healthySelected(deployment, members, policy, "deployment");
 }
 
 bool usesConfigMap(const json& deployment, const std::string& name) {
@@ -159,27 +169,22 @@ std::optional<std::set<std::string>> ObjectPropagator::placement(const json& fed
                                                                  const std::vector<Member>& members) const {
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
+  const bool isConfigMap = resource_.resource == kConfigMaps.resource;
+  if (context_.policies)
+    if (const auto policy = context_.policies->placementFor(refOf(federated, "v1", isConfigMap ? "ConfigMap" : "Service")))
+      return healthySelected(federated, members, policy, resource_.resource);
   bool used = false;
   std::set<std::string> placed;
   for (const auto& deployment : deployments_.listNamespace(ns)) {
     if (!metaField(deployment, "deletionTimestamp").empty()) continue;
-    const bool uses = resource_.resource == kConfigMaps.resource ? usesConfigMap(deployment, name)
-                                                                 : selectsPodsOf(federated, deployment);
+    const bool uses = isConfigMap ? usesConfigMap(deployment, name) : selectsPodsOf(federated, deployment);
     if (!uses) continue;
     used = true;
     // A Deployment whose selector does not parse is placed nowhere; its objects follow it.
-    if (const auto where = deploymentPlacement(deployment, members)) placed.insert(where->begin(), where->end());
+    if (const auto where = deploymentPlacement(deployment, members, context_.policies)) placed.insert(where->begin(), where->end());
   }
   if (used) return placed;
-  const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
-  try {
-    for (const auto& member : members)
-      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
-  } catch (const SelectorError& error) {
-    FEDHPA_LOG(warning) << resource_.resource << " " << ns << "/" << name << ": " << error.what();
-    return std::nullopt;
-  }
-  return placed;
+  return healthySelected(federated, members, std::nullopt, resource_.resource);
 }
 
 json ObjectPropagator::desiredCopy(const json& federated, const std::optional<json>& local) const {
