@@ -178,8 +178,9 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   }
   if (!cached) return;  // this controller deleted it, and the cache has yet to show that
   auto locals = readMembers(*cached);
-  const auto placement =
+  const auto governing =
       context_.policies ? context_.policies->hpaPlacement(*cached, context_.federatedDeployments) : std::nullopt;
+  const auto placement = effectivePlacement(governing, *cached);
   {
     std::lock_guard lock(reconciledMutex_);
     const auto it = reconciled_.find(key);
@@ -227,7 +228,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
   // the plan leads to (what each member may hold if its writes go through), so that the status
   // written after them is the placement's only other write to the federation.
-  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)));
+  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)), retainPlacementPatch(planned, governing));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);
@@ -457,10 +458,14 @@ void HpaReconciler::forgetMember(const std::string& member) { expectations_.forg
 
 std::size_t HpaReconciler::pendingExpectations() const { return expectations_.pending(); }
 
-json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
-  if (hasFinalizer(federated, kFederationFinalizer)) return federated;
-  json patch = finalizerPatch(federated, kFederationFinalizer, true);
-  if (!breakdown.empty()) patch["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown, const std::optional<json>& retainPlacement) {
+  const bool finalized = hasFinalizer(federated, kFederationFinalizer);
+  if (finalized && !retainPlacement) return federated;
+  json patch = retainPlacement.value_or(json::object());
+  if (!finalized) {
+    patch.merge_patch(finalizerPatch(federated, kFederationFinalizer, true));
+    if (!breakdown.empty()) patch["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+  }
   const std::string ns = metaField(federated, "namespace"), name = metaField(federated, "name");
   // 409 when the cache was stale: requeued
   return writeFederated(ns + "/" + name, metaField(federated, "resourceVersion"),

@@ -94,8 +94,9 @@ class HpaReconciler {
   // member outside its cache); false when the member did not answer.
   bool settleByReading(const Member& member, const std::string& ns, const std::string& name);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
-  // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there.
-  json ensureFinalizer(const json& federated, const json& breakdown);
+  // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there, and
+  // records the governing policy's placement (`retainPlacement`, a merge patch) when it changed.
+  json ensureFinalizer(const json& federated, const json& breakdown, const std::optional<json>& retainPlacement);
   static std::vector<MemberHpa> projected(const partitioner::Plan& plan, std::vector<MemberHpa> locals);
   // Writes the plan phase by phase (write_phases.h), the raising phases only if raisesAllowed;
   // updates `locals` with what the members answered. Returns the first failure, if any.

@@ -90,8 +90,8 @@ std::optional<std::set<std::string>> deploymentPlacement(const json& deployment,
       if (cluster.is_string()) placed.insert(cluster.get<std::string>());
     return placed;
   }
-  const auto policy = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
-  return healthySelected(deployment, members, policy, "deployment");
+  const auto governing = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
+  return healthySelected(deployment, members, effectivePlacement(governing, deployment), "deployment");
 }
 
 bool usesConfigMap(const json& deployment, const std::string& name) {
@@ -170,9 +170,8 @@ std::optional<std::set<std::string>> ObjectPropagator::placement(const json& fed
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
   const bool isConfigMap = resource_.resource == kConfigMaps.resource;
-  if (context_.policies)
-    if (const auto policy = context_.policies->placementFor(refOf(federated, "v1", isConfigMap ? "ConfigMap" : "Service")))
-      return healthySelected(federated, members, policy, resource_.resource);
+  if (const auto policy = effectivePlacement(governing(federated), federated))
+    return healthySelected(federated, members, policy, resource_.resource);
   bool used = false;
   std::set<std::string> placed;
   for (const auto& deployment : deployments_.listNamespace(ns)) {
@@ -185,6 +184,11 @@ std::optional<std::set<std::string>> ObjectPropagator::placement(const json& fed
   }
   if (used) return placed;
   return healthySelected(federated, members, std::nullopt, resource_.resource);
+}
+
+std::optional<Placement> ObjectPropagator::governing(const json& federated) const {
+  if (!context_.policies) return std::nullopt;
+  return context_.policies->placementFor(refOf(federated, "v1", resource_.resource == kConfigMaps.resource ? "ConfigMap" : "Service"));
 }
 
 json ObjectPropagator::desiredCopy(const json& federated, const std::optional<json>& local) const {
@@ -228,6 +232,8 @@ void ObjectPropagator::reconcile(const std::string& key) {
   json federated = *cached;
   if (!hasFinalizer(federated, kFederationFinalizer))
     federated = context_.federation.mergePatch(resource_, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
+  if (const auto retain = retainPlacementPatch(federated, governing(federated)))
+    federated = context_.federation.mergePatch(resource_, ns, name, *retain);
   const auto placed = placement(federated, members);
   if (!placed) return;
 

@@ -69,6 +69,8 @@ class ObjectPropagator {
 
  private:
   std::optional<std::set<std::string>> placement(const json& federated, const std::vector<Member>& members) const;
+  // The propagation policy that governs the object now, if any.
+  std::optional<Placement> governing(const json& federated) const;
   // The copy to write: the federated object's content and labels (managed-by added), keeping
   // what the member allocated itself (a Service's cluster IPs and node ports).
   json desiredCopy(const json& federated, const std::optional<json>& local) const;

@@ -150,6 +150,7 @@ Placement placementOf(const json& policy) {
   out.resourceVersion = metadataField(policy, "resourceVersion");
   const json placement = policy.value("spec", json::object()).value("placement", json::object());
   if (!placement.is_object()) return out;
+  out.source = placement;
   out.affinity = affinityOf(placement.value("clusterAffinity", json()));
   const json scheduling = placement.value("replicaScheduling", json::object());
   if (!scheduling.is_object()) return out;
@@ -170,6 +171,35 @@ std::optional<Placement> governingPlacement(const ObjectRef& object, const std::
   if (const json* policy = winner(propagationPolicies, object, false)) return placementOrNothing(*policy);
   if (const json* policy = winner(clusterPropagationPolicies, object, true)) return placementOrNothing(*policy);
   return std::nullopt;
+}
+
+std::optional<Placement> retainedPlacement(const json& object) {
+  const json annotations = object.value("metadata", json::object()).value("annotations", json::object());
+  if (!annotations.is_object() || !annotations.contains(kRetainedPlacementAnnotation)) return std::nullopt;
+  const json& text = annotations[kRetainedPlacementAnnotation];
+  const json recorded = text.is_string() ? json::parse(text.get<std::string>(), nullptr, false) : json();
+  if (!recorded.is_object()) return std::nullopt;
+  try {
+    Placement out = placementOf({{"spec", {{"placement", recorded.value("placement", json::object())}}}});
+    out.policy = recorded.value("policy", "") + " (deleted: placement retained)";
+    out.retained = true;
+    return out;
+  } catch (const api::machinery::SelectorError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<Placement> effectivePlacement(std::optional<Placement> governing, const json& object) {
+  if (governing) return governing;
+  return retainedPlacement(object);
+}
+
+std::optional<json> retainPlacementPatch(const json& object, const std::optional<Placement>& governing) {
+  if (!governing || governing->retained) return std::nullopt;
+  const std::string value = json{{"policy", governing->policy}, {"placement", governing->source}}.dump();
+  const json annotations = object.value("metadata", json::object()).value("annotations", json::object());
+  if (annotations.is_object() && annotations.value(kRetainedPlacementAnnotation, json()) == value) return std::nullopt;
+  return json{{"metadata", {{"annotations", {{kRetainedPlacementAnnotation, value}}}}}};
 }
 
 std::optional<Placement> PolicyCaches::placementFor(const ObjectRef& object) const {

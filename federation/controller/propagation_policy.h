@@ -22,6 +22,11 @@
 
 namespace fedhpa::controller {
 
+// What the governing policy's placement was, kept on each object it governs (JSON: the policy's
+// name and its spec.placement), so that the object stays where it is once the policy is gone:
+// Karmada keeps what a deleted policy propagated.
+inline constexpr const char* kRetainedPlacementAnnotation = "federation.kubernetes.io/propagation-placement";
+
 extern const clusters::Resource kPropagationPolicies;
 extern const clusters::Resource kClusterPropagationPolicies;
 
@@ -46,6 +51,8 @@ struct ClusterAffinity {
 
 struct Placement {
   std::string policy;           // "PropagationPolicy default/nginx-propagation", for Events and logs
+  nlohmann::json source;        // the policy's spec.placement, as kept in kRetainedPlacementAnnotation
+  bool retained = false;        // read from that annotation: the policy that placed the object is gone
   std::string resourceVersion;  // of that policy: a change of it replans what it governs
   ClusterAffinity affinity;
   // Divided with Weighted and static weights (or no weightPreference, which weighs every placed
@@ -77,6 +84,15 @@ std::optional<Placement> governingPlacement(const ObjectRef& object, const std::
 std::optional<Placement> governingHpaPlacement(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
                                                const std::vector<nlohmann::json>& propagationPolicies,
                                                const std::vector<nlohmann::json>& clusterPropagationPolicies);
+
+// The placement an object keeps when no policy governs it any more (kRetainedPlacementAnnotation);
+// nullopt when it has none (or it does not parse).
+std::optional<Placement> retainedPlacement(const nlohmann::json& object);
+// `governing`, else what the object retained from the policy that last governed it.
+std::optional<Placement> effectivePlacement(std::optional<Placement> governing, const nlohmann::json& object);
+// The merge patch that records `governing` on the object; nullopt when there is nothing to record
+// (no governing policy, or the object records this placement already).
+std::optional<nlohmann::json> retainPlacementPatch(const nlohmann::json& object, const std::optional<Placement>& governing);
 
 // The federation's caches of both policy kinds. Either may be absent (a test without policies).
 class PolicyCaches {

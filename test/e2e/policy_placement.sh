@@ -3,8 +3,9 @@
 # application file (manifests/karmada/nginx.yaml: Deployment, Service, PropagationPolicy placing
 # both on member1 and member2 at static weights 1:1) and its FederatedHPA apply unchanged; the
 # Deployment, Service and HPA land on member1 and member2 only, the max of 10 split 5/5; a weight
-# moved to 2:1 moves max to 7/3 with Σ max never above 10 while it moves; a Karmada field fedhpa
-# does not act on is refused by name. Usage: policy_placement.sh fedhpa
+# moved to 2:1 moves max to 7/3 with Σ max never above 10 while it moves; deleting the policy
+# leaves everything where it is (Karmada's behaviour); a Karmada field fedhpa does not act on is
+# refused by name. Usage: policy_placement.sh fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 KARMADA=$HERE/../../manifests/karmada
@@ -67,6 +68,24 @@ polls=$(wc -l <"$E2E_DIR/polls")
 if [[ $worst == 10 ]]; then ok "Σ max never above 10, no local min 0, in $polls polls ($(sort -u "$E2E_DIR/polls" | tr '\n' ';'))"; else
   not_ok "Σ max never above 10 and no local min 0" "worst: $worst" "$(cat "$E2E_DIR/polls")"; fi
 wait_for "the FederatedHPA's wide column names the shares" 'member1 1-7 \([0-9]+\), member2 1-3 \([0-9]+\)$' -- fed get fhpa nginx -o wide
+
+# Deleting the policy, as Karmada does: what it propagated stays where it is, no longer governed.
+check "delete the policy" 0 'propagationpolicy.policy.karmada.io "nginx-propagation" deleted' -- fed delete pp nginx-propagation
+check "the Deployment records the placement it keeps" 0 'nginx-propagation' -- \
+  fed get deployment nginx -o 'jsonpath={.metadata.annotations.federation\.kubernetes\.io/propagation-placement}'
+# Each check waits for a change made after the deletion to reach member1, so the reconcile that
+# would have placed the object on member3 has run: the kept placement (2:1 over member1 and
+# member2) splits a max of 12 into 8/4.
+check "raise the FederatedHPA's max to 12" 0 'federatedhpa.autoscaling.karmada.io/nginx patched' -- \
+  fed patch fhpa nginx --type=merge -p '{"spec":{"maxReplicas":12}}'
+wait_for "the HPAs keep the policy's members and weights: 8/4" '^1 8\|1 4\|-$' -- limits
+check "change the Deployment's pod template" 0 'deployment.apps/nginx patched' -- \
+  fed patch deployment nginx --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"after":"deletion"}}}}}'
+wait_for "the change reaches member1's copy" '^deletion$' -- k --context=member1 get deployment nginx -o 'jsonpath={.spec.template.metadata.annotations.after}'
+check "the Deployment stays off member3" 0 '^deployment/nginx\|deployment/nginx\|-$' -- on_members deployment/nginx
+check "label the Service" 0 'service/nginx-service labeled' -- fed label service nginx-service after=deletion
+wait_for "the label reaches member1's copy" '^deletion$' -- k --context=member1 get service nginx-service -o 'jsonpath={.metadata.labels.after}'
+check "the Service stays off member3" 0 '^service/nginx-service\|service/nginx-service\|-$' -- on_members service/nginx-service
 
 # A Karmada field fedhpa does not act on is refused, by name, with kube's 422.
 sed -e 's/name: nginx-propagation/name: spread/' -e 's/^  placement:$/  placement:\n    spreadConstraints:\n    - spreadByField: cluster\n      maxGroups: 2/' \

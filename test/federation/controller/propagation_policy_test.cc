@@ -125,6 +125,37 @@ TEST(PropagationPolicyPlacement, StaticWeightsAsKarmadasSchedulerReadsThem) {
   EXPECT_FALSE(placementOf(guide).staticWeights);
 }
 
+TEST(PropagationPolicyPlacement, AnObjectKeepsItsPlacementOnceItsPolicyIsGone) {
+  json guide = policy("default", "nginx-propagation", deploymentSelector("nginx"), {"member1", "member2"});
+  guide["spec"]["placement"]["replicaScheduling"] = json::parse(R"({"replicaSchedulingType": "Divided",
+    "replicaDivisionPreference": "Weighted", "weightPreference": {"staticWeightList": [
+      {"targetCluster": {"clusterNames": ["member1"]}, "weight": 2}]}})");
+  json deployment = {{"metadata", {{"name", "nginx"}, {"namespace", "default"}}}};
+  EXPECT_FALSE(effectivePlacement(std::nullopt, deployment)) << "never governed: fedhpa's own placement";
+
+  const auto governing = governingPlacement(kNginx, {guide}, {});
+  const auto patch = retainPlacementPatch(deployment, governing);
+  ASSERT_TRUE(patch);
+  deployment.merge_patch(*patch);
+  EXPECT_FALSE(retainPlacementPatch(deployment, governing)) << "recorded once";
+  EXPECT_FALSE(retainPlacementPatch(deployment, std::nullopt)) << "nothing governs it: the record stays";
+
+  const auto kept = effectivePlacement(std::nullopt, deployment);  // the policy was deleted
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(kept->retained);
+  EXPECT_EQ(kept->policy, "PropagationPolicy default/nginx-propagation (deleted: placement retained)");
+  EXPECT_TRUE(kept->placesOn("member2", {}));
+  EXPECT_FALSE(kept->placesOn("member3", {}));
+  EXPECT_TRUE(kept->staticWeights);
+  EXPECT_EQ(kept->weightsOf({{"member1", {}}, {"member2", {}}}), (std::map<std::string, partitioner::Replicas>{{"member1", 2}, {"member2", 0}}));
+  EXPECT_FALSE(retainPlacementPatch(deployment, kept)) << "a retained placement is not recorded again";
+
+  const json claimer = policy("default", "claimer", deploymentSelector(), {"member3"});
+  const auto claimed = effectivePlacement(governingPlacement(kNginx, {claimer}, {}), deployment);
+  EXPECT_EQ(claimed->policy, "PropagationPolicy default/claimer") << "a new policy claims it";
+  EXPECT_TRUE(retainPlacementPatch(deployment, claimed));
+}
+
 MemberHpa healthy(const std::string& name) {
   MemberHpa local;
   local.member.name = name;
