@@ -1,9 +1,9 @@
 #include "federation/controller/propagation_policy.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "federation/common/logging.h"
+#include "federation/controller/object_fields.h"
 
 namespace fedhpa::controller {
 
@@ -13,11 +13,6 @@ const clusters::Resource kPropagationPolicies{"policy.karmada.io", "v1alpha1", "
 const clusters::Resource kClusterPropagationPolicies{"policy.karmada.io", "v1alpha1", "clusterpropagationpolicies", false};
 
 namespace {
-
-std::string metadataField(const json& object, const char* field) {
-  const json metadata = object.value("metadata", json::object());
-  return metadata.is_object() ? metadata.value(field, "") : "";
-}
 
 std::vector<std::string> strings(const json& list) {
   std::vector<std::string> out;
@@ -51,7 +46,7 @@ bool sameApiVersion(const std::string& selected, const ObjectRef& object) {
 enum Specificity { kNone = 0, kKindOnly = 1, kLabels = 2, kName = 3 };
 
 Specificity specificity(const json& policy, const ObjectRef& object, bool clusterScoped) {
-  const std::string policyNamespace = metadataField(policy, "namespace");
+  const std::string policyNamespace = metaField(policy, "namespace");
   if (!clusterScoped && policyNamespace != object.namespaceName) return kNone;
   Specificity best = kNone;
   const json spec = policy.value("spec", json::object());
@@ -76,25 +71,31 @@ Specificity specificity(const json& policy, const ObjectRef& object, bool cluste
   return best;
 }
 
-// The winner among policies of one kind: priority, then specificity, then name (first wins).
+// The winner among policies of one kind: the higher priority, then the more specific selector,
+// then the name that sorts first.
 const json* winner(const std::vector<json>& policies, const ObjectRef& object, bool clusterScoped) {
+  struct Rank {
+    long long priority;
+    int specificity;
+    std::string name;
+    bool beats(const Rank& other) const {
+      if (priority != other.priority) return priority > other.priority;
+      if (specificity != other.specificity) return specificity > other.specificity;
+      return name < other.name;
+    }
+  };
   const json* best = nullptr;
-  std::tuple<long long, int, std::string> bestRank;
+  Rank bestRank{0, 0, ""};
   for (const auto& policy : policies) {
-    if (!metadataField(policy, "deletionTimestamp").empty()) continue;
+    if (!metaField(policy, "deletionTimestamp").empty()) continue;
     const Specificity level = specificity(policy, object, clusterScoped);
     if (level == kNone) continue;
     const json priority = policy.value("spec", json::object()).value("priority", json(0));
-    const long long rank = priority.is_number_integer() ? priority.get<long long>() : 0;
-    const std::string name = metadataField(policy, "namespace") + "/" + metadataField(policy, "name");
-    const auto candidate = std::make_tuple(rank, static_cast<int>(level), name);
-    // Higher priority and specificity win; of equal ones, the name that sorts first.
-    if (!best || std::get<0>(candidate) > std::get<0>(bestRank) ||
-        (std::get<0>(candidate) == std::get<0>(bestRank) &&
-         (std::get<1>(candidate) > std::get<1>(bestRank) ||
-          (std::get<1>(candidate) == std::get<1>(bestRank) && std::get<2>(candidate) < std::get<2>(bestRank))))) {
+    Rank rank{priority.is_number_integer() ? priority.get<long long>() : 0, static_cast<int>(level),
+              metaField(policy, "namespace") + "/" + metaField(policy, "name")};
+    if (!best || rank.beats(bestRank)) {
       best = &policy;
-      bestRank = candidate;
+      bestRank = std::move(rank);
     }
   }
   return best;
@@ -104,7 +105,7 @@ std::optional<Placement> placementOrNothing(const json& policy) {
   try {
     return placementOf(policy);
   } catch (const api::machinery::SelectorError& error) {
-    FEDHPA_LOG(warning) << "policy " << metadataField(policy, "name") << ": " << error.what();
+    FEDHPA_LOG(warning) << "policy " << metaField(policy, "name") << ": " << error.what();
     return std::nullopt;
   }
 }
@@ -112,9 +113,8 @@ std::optional<Placement> placementOrNothing(const json& policy) {
 }  // namespace
 
 ObjectRef refOf(const json& object, std::string apiVersion, std::string kind) {
-  ObjectRef ref{std::move(apiVersion), std::move(kind), metadataField(object, "namespace"), metadataField(object, "name"), {}};
-  const json metadata = object.value("metadata", json::object());
-  const json labels = metadata.is_object() ? metadata.value("labels", json::object()) : json::object();
+  ObjectRef ref{std::move(apiVersion), std::move(kind), metaField(object, "namespace"), metaField(object, "name"), {}};
+  const json labels = object["metadata"].value("labels", json::object());
   if (!labels.is_object()) return ref;
   for (const auto& [key, value] : labels.items())
     if (value.is_string()) ref.labels[key] = value.get<std::string>();
@@ -145,9 +145,9 @@ std::map<std::string, partitioner::Replicas> Placement::weightsOf(
 
 Placement placementOf(const json& policy) {
   Placement out;
-  const std::string ns = metadataField(policy, "namespace");
-  out.policy = (ns.empty() ? "ClusterPropagationPolicy " : "PropagationPolicy " + ns + "/") + metadataField(policy, "name");
-  out.resourceVersion = metadataField(policy, "resourceVersion");
+  const std::string ns = metaField(policy, "namespace");
+  out.policy = (ns.empty() ? "ClusterPropagationPolicy " : "PropagationPolicy " + ns + "/") + metaField(policy, "name");
+  out.resourceVersion = metaField(policy, "resourceVersion");
   const json placement = policy.value("spec", json::object()).value("placement", json::object());
   if (!placement.is_object()) return out;
   out.source = placement;
@@ -174,13 +174,11 @@ std::optional<Placement> governingPlacement(const ObjectRef& object, const std::
 }
 
 std::optional<Placement> retainedPlacement(const json& object) {
-  const json annotations = object.value("metadata", json::object()).value("annotations", json::object());
-  if (!annotations.is_object() || !annotations.contains(kRetainedPlacementAnnotation)) return std::nullopt;
-  const json& text = annotations[kRetainedPlacementAnnotation];
-  const json recorded = text.is_string() ? json::parse(text.get<std::string>(), nullptr, false) : json();
+  const std::string text = annotationOf(object, kRetainedPlacementAnnotation);
+  const json recorded = text.empty() ? json() : json::parse(text, nullptr, false);
   if (!recorded.is_object()) return std::nullopt;
   try {
-    Placement out = placementOf({{"spec", {{"placement", recorded.value("placement", json::object())}}}});
+    Placement out = placementOf({{"metadata", json::object()}, {"spec", {{"placement", recorded.value("placement", json::object())}}}});
     out.policy = recorded.value("policy", "") + " (deleted: placement retained)";
     out.retained = true;
     return out;
@@ -197,8 +195,7 @@ std::optional<Placement> effectivePlacement(std::optional<Placement> governing, 
 std::optional<json> retainPlacementPatch(const json& object, const std::optional<Placement>& governing) {
   if (!governing || governing->retained) return std::nullopt;
   const std::string value = json{{"policy", governing->policy}, {"placement", governing->source}}.dump();
-  const json annotations = object.value("metadata", json::object()).value("annotations", json::object());
-  if (annotations.is_object() && annotations.value(kRetainedPlacementAnnotation, json()) == value) return std::nullopt;
+  if (annotationOf(object, kRetainedPlacementAnnotation) == value) return std::nullopt;
   return json{{"metadata", {{"annotations", {{kRetainedPlacementAnnotation, value}}}}}};
 }
 
@@ -213,7 +210,7 @@ std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optio
                                                const std::vector<json>& clusterPropagationPolicies) {
   const auto governing = [&](const ObjectRef& ref) { return governingPlacement(ref, propagationPolicies, clusterPropagationPolicies); };
   if (auto own = governing(refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler"))) return own;
-  const std::string ns = metadataField(hpa, "namespace");
+  const std::string ns = metaField(hpa, "namespace");
   for (const auto& owner : hpa.value("metadata", json::object()).value("ownerReferences", json::array())) {
     if (!owner.is_object() || owner.value("kind", "") != "FederatedHPA") continue;
     if (auto owners = governing({owner.value("apiVersion", ""), "FederatedHPA", ns, owner.value("name", ""), {}})) return owners;
@@ -227,7 +224,7 @@ std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optio
 
 std::optional<Placement> PolicyCaches::hpaPlacement(const json& hpa, const clusters::Lister& deployments) const {
   if (!namespaced_ && !clusterScoped_) return std::nullopt;
-  const std::string ns = metadataField(hpa, "namespace");
+  const std::string ns = metaField(hpa, "namespace");
   const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
   std::optional<json> target;
   if (targetRef.is_object() && targetRef.value("kind", "") == "Deployment")
