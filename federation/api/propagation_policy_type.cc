@@ -73,7 +73,9 @@ Schema propagationSpecSchema() {
        {"failover", refused("Karmada's failover")},
        {"activationPreference", refused("Lazy activation")},
        {"suspension", refused("Suspension")},
-       {"preserveResourcesOnDeletion", refused("Keeping members' copies when the object is deleted")}});
+       {"preserveResourcesOnDeletion",
+        Schema::boolean().describe("false (default); true, keeping members' copies when the object is deleted, is not "
+                                   "supported (refused): delete with --cascade=orphan instead.")}});
 }
 
 // Karmada fields the schema knows but fedhpa does not act on, by JSON pointer and path.
@@ -192,7 +194,7 @@ class PropagationPolicyType : public BasicResourceType {
                                               : fieldNotSupported("spec.preemption", preemption, {"Always", "Never"}));
     if (const json scheduler = spec.value("schedulerName", json()); !scheduler.is_null() && scheduler != "default-scheduler")
       causes.push_back(notSupported("spec.schedulerName"));
-    if (spec.value("preserveResourcesOnDeletion", false) == true) causes.push_back(notSupported("spec.preserveResourcesOnDeletion"));
+    if (spec.value("preserveResourcesOnDeletion", json()) == true) causes.push_back(notSupported("spec.preserveResourcesOnDeletion"));
     for (const auto& field : kRefusedFields)
       if (const json::json_pointer pointer(field.pointer); internal.contains(pointer) && !internal.at(pointer).is_null())
         causes.push_back(notSupported(field.path));

@@ -100,5 +100,22 @@ TEST(PropagationPolicyType, KarmadaFieldsFedhpaDoesNotActOnAreRefusedByName) {
   EXPECT_EQ(pp->unknownFields(served, "v1alpha1"), std::vector<std::string>{"spec.placement.typo"});
 }
 
+TEST(PropagationPolicyType, RefusedFieldsOfAnyShapeAreRefusedNotTripOver) {
+  const auto cpp = clusterPropagationPolicyType();
+  json served = guidePolicy();
+  served["kind"] = "ClusterPropagationPolicy";
+  served["metadata"].erase("namespace");
+  served["spec"]["dependentOverrides"] = "not-a-list";
+  served["spec"]["suspension"] = 3;
+  served["spec"]["preserveResourcesOnDeletion"] = true;
+  EXPECT_TRUE(cpp->typeErrors(served, "v1alpha1").empty());
+  EXPECT_EQ(fieldsOf(cpp->validate(defaulted(*cpp, served), nullptr)),
+            (std::vector<std::string>{"spec.preserveResourcesOnDeletion", "spec.dependentOverrides", "spec.suspension"}));
+  served["spec"]["preserveResourcesOnDeletion"] = false;
+  served["spec"].erase("dependentOverrides");
+  served["spec"].erase("suspension");
+  EXPECT_TRUE(cpp->validate(defaulted(*cpp, served), nullptr).empty()) << "false is the default";
+}
+
 }  // namespace
 }  // namespace fedhpa::api
