@@ -11,4 +11,9 @@ void scheduleDemand(Schedule& schedule, const FederatedSpec& spec,
   fitMinToSpec(schedule, views, spec);
 }
 
+void scheduleStatic(Schedule& schedule, const FederatedSpec& spec, std::span<const ClusterView> views) {
+  placeByWeight(schedule, views, spec);
+  fitMinToSpec(schedule, views, spec);
+}
+
 }  // namespace fedhpa::partitioner

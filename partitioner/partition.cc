@@ -250,6 +250,8 @@ const Plan& partition(const FederatedSpec& requested, const std::vector<ClusterS
   schedule.reset(views, federation);
   if (policy.kind == Policy::Kind::Legacy) {
     scheduleLegacy(schedule, spec, views);
+  } else if (policy.kind == Policy::Kind::Static) {
+    scheduleStatic(schedule, spec, views);
   } else {
     scheduleDemand(schedule, spec, views);
   }

@@ -1,4 +1,4 @@
-// The two policies. Each turns the cluster views into a schedule (started from the current limits by
+// The three policies. Each turns the cluster views into a schedule (started from the current limits by
 // Schedule::reset); partition() turns a schedule
 // into a Plan.
 #pragma once
@@ -14,6 +14,9 @@ namespace fedhpa::partitioner {
 // what they ask for from the largest unused max, fit min.
 void scheduleDemand(Schedule& schedule, const FederatedSpec& spec,
                     std::span<const ClusterView> views);
+
+// `static`: max placed by weight (placeByWeight), min fitted; load moves nothing.
+void scheduleStatic(Schedule& schedule, const FederatedSpec& spec, std::span<const ClusterView> views);
 
 // `legacy`: kubefed v1's schedule in a fixed iteration order. Where kubefed v1 would never
 // terminate or would write invalid limits, the current limits fitted to the spec instead.

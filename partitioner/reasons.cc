@@ -150,6 +150,12 @@ void appendCause(std::string& text, const Plan& plan, const Cause& cause, const 
       text += ": ";
       appendChange(text, "min", cause.before.min, cause.after.min);
       return;
+    case Kind::WeightedShare:
+      text += "share by static weight of the federated max of ";
+      appendNumber(text, cause.federated);
+      text += ": ";
+      appendLimitsChange(text, cause);
+      return;
     case Kind::KubefedNewCluster:
     case Kind::KubefedSaturated:
     case Kind::KubefedGives:

@@ -142,6 +142,19 @@ void spreadInitially(Schedule& schedule, std::span<const ClusterView> views,
   }
 }
 
+void placeByWeight(Schedule& schedule, std::span<const ClusterView> views, const FederatedSpec& spec) {
+  const Schedule::FairShares& shares = fairSharesOf(schedule, views, spec.limits.max);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    Limits& limits = schedule.limits[i];
+    if (limits.max == shares[i]) continue;
+    Cause& cause = schedule.because(i, Cause::Kind::WeightedShare);
+    cause.federated = spec.limits.max;
+    cause.before = limits;
+    limits = {shares[i] > 0 ? std::min(limits.min, shares[i]) : 0, shares[i]};
+    cause.after = limits;
+  }
+}
+
 namespace {
 
 // A smaller federated max: unused max first, then the largest local max down, then whole clusters.

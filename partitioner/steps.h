@@ -25,6 +25,11 @@ void fairShares(std::span<const ClusterView> views, Replicas total,
 void spreadInitially(Schedule& schedule, std::span<const ClusterView> views,
                      const FederatedSpec& spec);
 
+// Static weights: every cluster's max is its fair share of the federated max (by weight, within
+// preference floors and caps), whatever its load; a cluster whose share is 0 holds no HPA. Min
+// follows in fitMinToSpec, which keeps each present cluster's min within its new max.
+void placeByWeight(Schedule& schedule, std::span<const ClusterView> views, const FederatedSpec& spec);
+
 // Invariant "Σ local max == federated max", on the current limits: the first step of a plan
 // (placeWithinSpec). A smaller federated max is taken first from max the
 // clusters do not use, then from the largest local max down, and only then by dropping clusters

@@ -3,12 +3,21 @@
 namespace fedhpa::partitioner {
 
 std::string_view policyName(Policy::Kind kind) {
-  return kind == Policy::Kind::Legacy ? "legacy" : "demand";
+  switch (kind) {
+    case Policy::Kind::Legacy:
+      return "legacy";
+    case Policy::Kind::Static:
+      return "static";
+    case Policy::Kind::Demand:
+      break;
+  }
+  return "demand";
 }
 
 std::optional<Policy::Kind> parsePolicyName(std::string_view name) {
   if (name == "legacy") return Policy::Kind::Legacy;
   if (name == "demand") return Policy::Kind::Demand;
+  if (name == "static") return Policy::Kind::Static;
   return std::nullopt;
 }
 

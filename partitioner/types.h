@@ -80,8 +80,11 @@ struct FederatedSpec {
   std::optional<Replicas> targetCPUUtilizationPercent;
 };
 
+// demand: max follows the load; legacy: kubefed v1's schedule; static: each cluster's max is its
+// share of the federated max by its weight (Preferences::weight), whatever the load (Karmada's
+// Divided/Weighted static weights).
 struct Policy {
-  enum class Kind { Legacy, Demand };
+  enum class Kind { Legacy, Demand, Static };
   Kind kind = Kind::Demand;
   std::chrono::seconds scaleForbiddenWindow{120};
 };
@@ -128,6 +131,7 @@ struct Cause {
     SaturatedReceivedMin,  // min, from the transfers
     IdleAtMinGave,         // min it held idle, to the transfers
     FederatedMin,          // min before -> after, towards the federated min `federated`
+    WeightedShare,         // static: max before -> after, the cluster's share by weight of `federated`
     KubefedNewCluster,     // legacy: kubefed v1's schedule, before -> after
     KubefedSaturated,
     KubefedGives,

@@ -231,7 +231,7 @@ std::vector<std::shared_ptr<const ResourceType>> federationResources() {
       namespaceType(), eventType(),       secretType(),      horizontalPodAutoscalerType(), deploymentType(),
       leaseType(),     clusterType(),     roleType(),        clusterRoleType(),             roleBindingType(),
       clusterRoleBindingType(), federatedHpaType(), cronFederatedHpaType(), customResourceDefinitionType(),
-      configMapType(),          serviceType()};
+      configMapType(),          serviceType(),          propagationPolicyType(), clusterPropagationPolicyType()};
   for (auto& review : authorizationReviewTypes()) all.push_back(std::move(review));
   return all;
 }

@@ -33,7 +33,7 @@ void addControllerFlags(po::options_description& options, ControllerFlags& flags
       ("cluster-probe-period", po::value<std::string>(&flags.probePeriod)->default_value("10s"), "probe members' /readyz this often")
       ("cluster-unhealthy-grace", po::value<std::string>(&flags.unhealthyGrace)->default_value("40s"), "NotReady this long: no longer eligible")
       ("hpa-scale-forbidden-window", po::value<std::string>(&flags.forbiddenWindow)->default_value("2m"), "kubefed v1's window after a member scaled")
-      ("partition-policy", po::value<std::string>(&flags.policy)->default_value("demand"), "demand or legacy")
+      ("partition-policy", po::value<std::string>(&flags.policy)->default_value("demand"), "demand, legacy or static (max split by the hpa-preferences weights alone)")
       ("cron-catch-up-window", po::value<std::string>(&flags.cronCatchUpWindow)->default_value("2m"),
        "a CronFederatedHPA rule missed (controller down, no leader) fires late only if its schedule time is this recent");
 }
@@ -49,7 +49,7 @@ std::variant<controller::ControllerOptions, std::string> controllerOptions(const
   const auto policy = partitioner::parsePolicyName(flags.policy);
   if (!resync || !probe || !grace || !window) return std::string(kDurationSyntax);
   if (resync->count() == 0 || probe->count() == 0) return std::string("--resync-period and --cluster-probe-period must be positive");
-  if (!policy) return "--partition-policy: want demand or legacy, got " + flags.policy;
+  if (!policy) return "--partition-policy: want demand, legacy or static, got " + flags.policy;
   if (flags.workers < 1) return std::string("--workers must be at least 1");
   options.resyncPeriod = *resync;
   options.clusterProbePeriod = *probe;

@@ -22,7 +22,7 @@ using fedhpa::cmd::kUsageError;
 
 int partitionMain(int argc, char** argv) {
   fedhpa::cmd::PartitionArgs args;
-  po::options_description options("fedhpa partition -f case.json [--policy legacy|demand] [--now RFC3339]");
+  po::options_description options("fedhpa partition -f case.json [--policy legacy|demand|static] [--now RFC3339]");
   options.add_options()
       ("filename,f", po::value<std::string>(&args.file)->required(), "case file (- for stdin)")
       ("policy", po::value<std::string>(&args.policy)->default_value("demand"), "legacy or demand")
@@ -36,7 +36,7 @@ int partitionMain(int argc, char** argv) {
 int simulateMain(int argc, char** argv) {
   fedhpa::cmd::SimulateArgs args;
   po::options_description options(
-      "fedhpa simulate -f scenario.json [-f ...] [--policy legacy|demand|both] [--plot out.svg] [--json|--markdown]\n"
+      "fedhpa simulate -f scenario.json [-f ...] [--policy legacy|demand|static|both] [--plot out.svg] [--json|--markdown]\n"
       "fedhpa simulate -f federation.json --from-prometheus answer.json --per-replica N [--cluster-label L]\n"
       "                [--metric-label L --per-replica METRIC=N ...] [--policy ...] [--plot out.svg] [--json]");
   options.add_options()

@@ -50,10 +50,14 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
           kDeployments, {[this](const json& object) { onFederatedDeployment(object); },
                          [this](const json&, const json& now) { onFederatedDeployment(now); },
                          [this](const json& last) { onFederatedDeployment(last); }})),
+      propagationPolicies_(informers_.informer(kPropagationPolicies, policyHandlers())),
+      clusterPropagationPolicies_(informers_.informer(kClusterPropagationPolicies, policyHandlers())),
+      policies_(&propagationPolicies_, &clusterPropagationPolicies_),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
-                   [this](const std::string& key) { queue_.add(key); }},
+                   [this](const std::string& key) { queue_.add(key); }, &policies_},
                   options.policy),
-      deploymentReconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_}),
+      deploymentReconciler_(
+          {federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_, {}, &policies_}),
       karmada_(federation, informers_, events_, time, options.karmada),
       propagations_(makePropagations(federation)),
       runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
@@ -67,7 +71,8 @@ std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::
     auto propagation = std::make_unique<Propagation>(time_, resource);
     propagation->federated = &informers_.informer(resource, enqueueing(propagation->queue));
     propagation->propagator = std::make_unique<ObjectPropagator>(
-        ReconcilerContext{federation, federatedHpas_, federatedDeployments_, *this, calls_, time_, metrics_, events_, statusWriter_},
+        ReconcilerContext{federation, federatedHpas_, federatedDeployments_, *this, calls_, time_, metrics_, events_, statusWriter_, {},
+                          &policies_},
         resource, *propagation->federated, federatedDeployments_);
     out.push_back(std::move(propagation));
   }
@@ -89,6 +94,18 @@ std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
 void ControllerManager::onFederatedDeployment(const json& deployment) {
   deploymentQueue_.add(clusters::objectKey(deployment));
   enqueueObjectsOf(deployment["metadata"].value("namespace", ""));
+}
+
+clusters::InformerHandlers ControllerManager::policyHandlers() {
+  return {[this](const json&) { enqueueAllObjects(); }, [this](const json&, const json&) { enqueueAllObjects(); },
+          [this](const json&) { enqueueAllObjects(); }};
+}
+
+void ControllerManager::enqueueAllObjects() {
+  for (const auto& key : federatedHpas_.keys()) queue_.add(key);
+  for (const auto& key : federatedDeployments_.keys()) deploymentQueue_.add(key);
+  for (const auto& propagation : propagations_)
+    for (const auto& key : propagation->federated->keys()) propagation->queue.add(key);
 }
 
 void ControllerManager::enqueueObjectsOf(const std::string& namespaceName) {
@@ -115,7 +132,8 @@ bool ControllerManager::waitForCachesAndProbe() {
   const auto step = std::chrono::milliseconds(100);
   while (!registry_.waitForSync(step))
     if (stopping()) return false;
-  std::vector<clusters::Informer*> federated = {&federatedHpas_, &federatedDeployments_};
+  std::vector<clusters::Informer*> federated = {&federatedHpas_, &federatedDeployments_, &propagationPolicies_,
+                                               &clusterPropagationPolicies_};
   for (const auto& propagation : propagations_) federated.push_back(propagation->federated);
   if (!waitForSync(federated, stopping)) return false;
   prober_.probeAll();

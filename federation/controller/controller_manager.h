@@ -24,6 +24,7 @@
 #include "federation/controller/karmada_controllers.h"
 #include "federation/controller/member_calls.h"
 #include "federation/controller/object_propagation.h"
+#include "federation/controller/propagation_policy.h"
 #include "federation/controller/work_queue.h"
 
 namespace fedhpa::controller {
@@ -77,6 +78,9 @@ class ControllerManager : public MemberClusters {
   // A federated Deployment changed: it, and the objects of its namespace it may use, which follow it.
   void onFederatedDeployment(const clusters::json& deployment);
   void enqueueObjectsOf(const std::string& namespaceName);
+  // Every federated HPA, Deployment, ConfigMap and Service: a propagation policy changed.
+  void enqueueAllObjects();
+  clusters::InformerHandlers policyHandlers();
 
   // The caches synced, one probe round written, the members' caches synced (or given up on).
   bool waitForCachesAndProbe();
@@ -102,6 +106,10 @@ class ControllerManager : public MemberClusters {
   clusters::SharedInformers informers_;  // the federation's
   clusters::Informer& federatedHpas_;
   clusters::Informer& federatedDeployments_;
+  // Karmada's policies: a change of one replans everything it may govern (enqueueAllObjects).
+  clusters::Informer& propagationPolicies_;
+  clusters::Informer& clusterPropagationPolicies_;
+  PolicyCaches policies_;
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
   KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA

@@ -35,10 +35,13 @@ void DeploymentReconciler::reconcile(const std::string& key) {
   json federated = *cached;
   if (!hasFinalizer(federated, kFederationFinalizer))
     federated = context_.federation.mergePatch(kDeployments, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
+  if (context_.policies)
+    if (const auto retain = retainPlacementPatch(federated, context_.policies->placementFor(refOf(federated, "apps/v1", "Deployment"))))
+      federated = context_.federation.mergePatch(kDeployments, ns, name, *retain);
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
   const bool hpaManaged = !annotationOf(federated, kHpaTargetClusterListAnnotation).empty();
-  const auto where = deploymentPlacement(federated, members);
+  const auto where = deploymentPlacement(federated, members, context_.policies);
   if (!where) return;
   const std::set<std::string>& placed = *where;
   const auto shares = spreadEvenly(federated["spec"].value("replicas", 1LL), placed.size());

@@ -146,8 +146,9 @@ bool HpaReconciler::settleByReading(const Member& member, const std::string& ns,
   return true;
 }
 
-HpaReconciler::Inputs HpaReconciler::inputsOf(const json& federated, const std::vector<MemberHpa>& locals) {
-  Inputs inputs{metaField(federated, "resourceVersion"), ""};
+HpaReconciler::Inputs HpaReconciler::inputsOf(const json& federated, const std::vector<MemberHpa>& locals,
+                                              const std::optional<Placement>& placement) {
+  Inputs inputs{metaField(federated, "resourceVersion"), "", placement ? placement->policy + "@" + placement->resourceVersion : ""};
   for (const auto& local : locals)
     inputs.members += local.member.name + ":" + std::to_string(static_cast<int>(local.member.health)) + ":" +
                       (local.member.hpas && local.member.hpas->hasSynced() ? "synced" : "unsynced") + ":" +
@@ -177,11 +178,14 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   }
   if (!cached) return;  // this controller deleted it, and the cache has yet to show that
   auto locals = readMembers(*cached);
+  const auto governing =
+      context_.policies ? context_.policies->hpaPlacement(*cached, context_.federatedDeployments) : std::nullopt;
+  const auto placement = effectivePlacement(governing, *cached);
   {
     std::lock_guard lock(reconciledMutex_);
     const auto it = reconciled_.find(key);
     if (it != reconciled_.end()) {
-      if (unlessUnchanged && it->second == inputsOf(*cached, locals)) return;
+      if (unlessUnchanged && it->second == inputsOf(*cached, locals, placement)) return;
       reconciled_.erase(it);  // until this reconcile succeeds
     }
   }
@@ -195,7 +199,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   // the federated limits is frozen, and the rest is partitioned over the healthy members.
   MemberClassification members;
   try {
-    members = classifyMembers(locals, decoded, annotationOf(planned, kClusterSelectorAnnotation));
+    members = classifyMembers(locals, decoded, annotationOf(planned, kClusterSelectorAnnotation), placement);
   } catch (const SelectorError& error) {
     context_.events.record(planned, "Warning", "InvalidClusterSelector", error.what());
     return;
@@ -211,7 +215,9 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
                                     std::max(partitioner::Replicas{1}, available.limits.max));
   partitioner::Plan plan;
   if (available.limits.max >= 1) {
-    plan = partitioner::partition(available, states, policy_, context_.time.systemTime());
+    partitioner::Policy policy = policy_;
+    if (placement && placement->staticWeights) policy.kind = partitioner::Policy::Kind::Static;
+    plan = partitioner::partition(available, states, policy, context_.time.systemTime());
   } else {
     // Members that are not answering hold the whole federated max: nothing is left to place.
     for (const auto& state : states) {
@@ -222,7 +228,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
   // the plan leads to (what each member may hold if its writes go through), so that the status
   // written after them is the placement's only other write to the federation.
-  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)));
+  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)), retainPlacementPatch(planned, governing));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);
@@ -252,7 +258,7 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   markTargetDeployment(federated, holders);
   if (!failure) {  // before the status write is handed over, which moves the version it counts
     std::lock_guard lock(reconciledMutex_);
-    reconciled_[key] = inputsOf(federated, locals);
+    reconciled_[key] = inputsOf(federated, locals, placement);
   }
   reportStatus(federated, locals);
   if (failure) throw *failure;
@@ -452,10 +458,14 @@ void HpaReconciler::forgetMember(const std::string& member) { expectations_.forg
 
 std::size_t HpaReconciler::pendingExpectations() const { return expectations_.pending(); }
 
-json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown) {
-  if (hasFinalizer(federated, kFederationFinalizer)) return federated;
-  json patch = finalizerPatch(federated, kFederationFinalizer, true);
-  if (!breakdown.empty()) patch["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+json HpaReconciler::ensureFinalizer(const json& federated, const json& breakdown, const std::optional<json>& retainPlacement) {
+  const bool finalized = hasFinalizer(federated, kFederationFinalizer);
+  if (finalized && !retainPlacement) return federated;
+  json patch = retainPlacement.value_or(json::object());
+  if (!finalized) {
+    patch.merge_patch(finalizerPatch(federated, kFederationFinalizer, true));
+    if (!breakdown.empty()) patch["metadata"]["annotations"][kClusterStatusAnnotation] = breakdown.dump();
+  }
   const std::string ns = metaField(federated, "namespace"), name = metaField(federated, "name");
   // 409 when the cache was stale: requeued
   return writeFederated(ns + "/" + name, metaField(federated, "resourceVersion"),

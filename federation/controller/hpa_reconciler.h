@@ -20,6 +20,7 @@
 #include "federation/controller/member_calls.h"
 #include "federation/controller/member_hpa.h"
 #include "federation/controller/object_fields.h"
+#include "federation/controller/propagation_policy.h"
 #include "federation/controller/status_writer.h"
 #include "federation/controller/write_expectations.h"
 #include "federation/controller/write_phases.h"
@@ -54,6 +55,8 @@ struct ReconcilerContext {
   // Puts a key back on the work queue: a watch event held back while a write of its object was
   // under way was not that write's echo. Without it, no event is held back.
   std::function<void(const std::string& key)> requeue = {};
+  // Karmada's propagation policies (propagation_policy.h); none: every object placed as before.
+  const PolicyCaches* policies = nullptr;
 };
 
 // The safety invariant, stated once: counting every member that may hold a local HPA (Healthy or
@@ -91,8 +94,9 @@ class HpaReconciler {
   // member outside its cache); false when the member did not answer.
   bool settleByReading(const Member& member, const std::string& ns, const std::string& name);
   void finalize(const json& federated, const std::vector<MemberHpa>& locals);
-  // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there.
-  json ensureFinalizer(const json& federated, const json& breakdown);
+  // Adds the finalizer (with `breakdown` as the per-cluster annotation) unless it is there, and
+  // records the governing policy's placement (`retainPlacement`, a merge patch) when it changed.
+  json ensureFinalizer(const json& federated, const json& breakdown, const std::optional<json>& retainPlacement);
   static std::vector<MemberHpa> projected(const partitioner::Plan& plan, std::vector<MemberHpa> locals);
   // Writes the plan phase by phase (write_phases.h), the raising phases only if raisesAllowed;
   // updates `locals` with what the members answered. Returns the first failure, if any.
@@ -116,14 +120,16 @@ class HpaReconciler {
   enum class Refusal { None, Unconfirmed, Foreign };
   Refusal refusalOf(const std::string& member, const std::string& key, bool knowsOurCopy);
 
-  // What a reconcile plans from, by resourceVersion: the federated HPA, and each member's health
-  // and copy. Equal inputs make an equal plan (time aside: resyncs are never skipped).
+  // What a reconcile plans from, by resourceVersion: the federated HPA, each member's health and
+  // copy, and the propagation policy that places it. Equal inputs make an equal plan (time aside:
+  // resyncs are never skipped).
   struct Inputs {
     std::string federatedVersion;
     std::string members;
+    std::string placement;
     bool operator==(const Inputs&) const = default;
   };
-  static Inputs inputsOf(const json& federated, const std::vector<MemberHpa>& locals);
+  static Inputs inputsOf(const json& federated, const std::vector<MemberHpa>& locals, const std::optional<Placement>& placement);
 
   ReconcilerContext context_;
   std::mutex reconciledMutex_;

@@ -3,7 +3,8 @@
 //   - foreign (an HPA of that name fedhpa did not create) or Released: out of the federation's sums;
 //   - Unknown, or unseen (may hold more than the cache shows): keeps what it holds, frozen out of
 //     the partition; one never read also blocks every raise until it has been;
-//   - Healthy and selected by the federated HPA's cluster selector: planned.
+//   - Healthy, selected by the federated HPA's cluster selector and placed by its propagation
+//     policy (if one governs it): planned, with the policy's static weights when it has them.
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "federation/controller/hpa_decode.h"
 #include "federation/controller/member_hpa.h"
+#include "federation/controller/propagation_policy.h"
 #include "partitioner/types.h"
 
 namespace fedhpa::controller {
@@ -23,6 +25,6 @@ struct MemberClassification {
 
 // Throws SelectorError when the selector does not parse (judged only when a member is planned).
 MemberClassification classifyMembers(const std::vector<MemberHpa>& locals, const FederatedHpa& federated,
-                                     const std::string& clusterSelector);
+                                     const std::string& clusterSelector, const std::optional<Placement>& placement = std::nullopt);
 
 }  // namespace fedhpa::controller

@@ -57,6 +57,22 @@ json podTemplateSpec(const json& deployment) {
 
 }  // namespace
 
+std::optional<std::set<std::string>> healthySelected(const json& object, const std::vector<Member>& members,
+                                                     const std::optional<Placement>& policy, const std::string& what) {
+  std::set<std::string> placed;
+  const std::string selector = annotationOf(object, kClusterSelectorAnnotation);
+  try {
+    for (const auto& member : members)
+      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels) &&
+          (!policy || policy->placesOn(member.name, member.labels)))
+        placed.insert(member.name);
+  } catch (const SelectorError& error) {
+    FEDHPA_LOG(warning) << what << " " << clusters::objectKey(object) << ": " << error.what();
+    return std::nullopt;
+  }
+  return placed;
+}
+
 std::optional<json> managedCopy(const Member& member, const clusters::Resource& resource, const std::string& ns,
                                 const std::string& name) {
   const clusters::Lister* copies = copiesOf(member, resource);
@@ -81,7 +97,8 @@ const clusters::Lister* copiesOf(const Member& member, const clusters::Resource&
   return it == member.copies.end() ? nullptr : it->second.get();
 }
 
-std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members) {
+std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
+                                                         const PolicyCaches* policies) {
   std::set<std::string> placed;
   const std::string targetList = annotationOf(deployment, kHpaTargetClusterListAnnotation);
   if (!targetList.empty()) {
@@ -90,15 +107,8 @@ std::optional<std::set<std::string>> deploymentPlacement(const json& deployment,
       if (cluster.is_string()) placed.insert(cluster.get<std::string>());
     return placed;
   }
-  const std::string selector = annotationOf(deployment, kClusterSelectorAnnotation);
-  try {
-    for (const auto& member : members)
-      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
-  } catch (const SelectorError& error) {
-    FEDHPA_LOG(warning) << "deployment " << clusters::objectKey(deployment) << ": " << error.what();
-    return std::nullopt;
-  }
-  return placed;
+  const auto governing = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
+  return healthySelected(deployment, members, effectivePlacement(governing, deployment), "deployment");
 }
 
 bool usesConfigMap(const json& deployment, const std::string& name) {
@@ -176,27 +186,26 @@ std::optional<std::set<std::string>> ObjectPropagator::placement(const json& fed
                                                                  const std::vector<Member>& members) const {
   const std::string ns = metaField(federated, "namespace");
   const std::string name = metaField(federated, "name");
+  const bool isConfigMap = resource_.resource == kConfigMaps.resource;
+  if (const auto policy = effectivePlacement(governing(federated), federated))
+    return healthySelected(federated, members, policy, resource_.resource);
   bool used = false;
   std::set<std::string> placed;
   for (const auto& deployment : deployments_.listNamespace(ns)) {
     if (!metaField(deployment, "deletionTimestamp").empty()) continue;
-    const bool uses = resource_.resource == kConfigMaps.resource ? usesConfigMap(deployment, name)
-                                                                 : selectsPodsOf(federated, deployment);
+    const bool uses = isConfigMap ? usesConfigMap(deployment, name) : selectsPodsOf(federated, deployment);
     if (!uses) continue;
     used = true;
     // A Deployment whose selector does not parse is placed nowhere; its objects follow it.
-    if (const auto where = deploymentPlacement(deployment, members)) placed.insert(where->begin(), where->end());
+    if (const auto where = deploymentPlacement(deployment, members, context_.policies)) placed.insert(where->begin(), where->end());
   }
   if (used) return placed;
-  const std::string selector = annotationOf(federated, kClusterSelectorAnnotation);
-  try {
-    for (const auto& member : members)
-      if (member.health == MemberHealth::Healthy && clusterSelected(selector, member.labels)) placed.insert(member.name);
-  } catch (const SelectorError& error) {
-    FEDHPA_LOG(warning) << resource_.resource << " " << ns << "/" << name << ": " << error.what();
-    return std::nullopt;
-  }
-  return placed;
+  return healthySelected(federated, members, std::nullopt, resource_.resource);
+}
+
+std::optional<Placement> ObjectPropagator::governing(const json& federated) const {
+  if (!context_.policies) return std::nullopt;
+  return context_.policies->placementFor(refOf(federated, "v1", resource_.resource == kConfigMaps.resource ? "ConfigMap" : "Service"));
 }
 
 json ObjectPropagator::desiredCopy(const json& federated, const std::optional<json>& local) const {
@@ -240,6 +249,8 @@ void ObjectPropagator::reconcile(const std::string& key) {
   json federated = *cached;
   if (!hasFinalizer(federated, kFederationFinalizer))
     federated = context_.federation.mergePatch(resource_, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
+  if (const auto retain = retainPlacementPatch(federated, governing(federated)))
+    federated = context_.federation.mergePatch(resource_, ns, name, *retain);
   const auto placed = placement(federated, members);
   if (!placed) return;
 

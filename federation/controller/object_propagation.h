@@ -3,7 +3,8 @@
 // (or orphaned) with it. What Deployments share with them lives here too: where a federated
 // Deployment is placed, and how a deleted federated object's copies are finalized.
 //
-// Placement (docs/controller.md#configmaps-and-services): a ConfigMap goes to every member that
+// Placement (docs/controller.md#configmaps-and-services): a ConfigMap or Service that a propagation
+// policy governs goes where that policy places it (docs/karmada.md). Otherwise a ConfigMap goes to every member that
 // runs a Deployment of its namespace whose pod template uses it (volumes, projected volumes,
 // envFrom, env valueFrom); a Service to every member that runs a Deployment whose pod template
 // labels its selector matches. When no Deployment uses the object, it goes where a Deployment
@@ -29,9 +30,16 @@ std::vector<clusters::Resource> propagatedObjects();
 const clusters::Lister* copiesOf(const Member& member, const clusters::Resource& resource);
 
 // The members a federated Deployment is placed on: the HPA's clusters when one targets it (the
-// HPA reconciler's annotation), else every healthy member its cluster selector selects; nullopt
+// HPA reconciler's annotation, which follows the HPA's policy), else every healthy member its
+// cluster selector selects and its propagation policy (if one governs it) places it on; nullopt
 // when that selector does not parse.
-std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members);
+std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
+                                                         const PolicyCaches* policies);
+
+// The healthy members the object's cluster-selector annotation selects and `policy` (if any)
+// places it on; nullopt when the selector does not parse (logged, naming `what`).
+std::optional<std::set<std::string>> healthySelected(const json& object, const std::vector<Member>& members,
+                                                     const std::optional<Placement>& policy, const std::string& what);
 
 // fedhpa's copy of ns/name in the member's cache (nullopt: none there, or not fedhpa's).
 std::optional<json> managedCopy(const Member& member, const clusters::Resource& resource, const std::string& ns,
@@ -61,6 +69,8 @@ class ObjectPropagator {
 
  private:
   std::optional<std::set<std::string>> placement(const json& federated, const std::vector<Member>& members) const;
+  // The propagation policy that governs the object now, if any.
+  std::optional<Placement> governing(const json& federated) const;
   // The copy to write: the federated object's content and labels (managed-by added), keeping
   // what the member allocated itself (a Service's cluster IPs and node ports).
   json desiredCopy(const json& federated, const std::optional<json>& local) const;

@@ -1,5 +1,6 @@
 // Table tests: one rule of the partitioner per test, both policies where they should agree,
 // each where they differ.
+#include "partitioner/invariants.h"
 #include "partitioner/partition.h"
 #include "partitioner/reasons.h"
 
@@ -367,6 +368,47 @@ TEST_P(BothPolicies, ReusedWorkspaceSortsEachFederationAfresh) {
   EXPECT_EQ(renamed.clusters[0].name, "m0");
   EXPECT_EQ(renamed.clusters[1].name, "m2");
   EXPECT_EQ(renamed.clusters[2].name, "m9");
+}
+
+}  // namespace
+}  // namespace fedhpa::partitioner
+
+namespace fedhpa::partitioner {
+namespace {
+
+using namespace testing;  // NOLINT: the builders
+
+// Karmada's guide: max 10 over member1 and member2 at 1:1, then 2:1. The static policy splits by
+// weight alone: a saturated member gets nothing beyond its share, an idle one keeps its share.
+TEST(StaticWeights, SplitMaxByWeightWhateverTheLoad) {
+  const Plan first = partition(federated(1, 10),
+                               {Cluster("member1").prefer(1, std::nullopt, std::nullopt),
+                                Cluster("member2").prefer(1, std::nullopt, std::nullopt)},
+                               policy(Policy::Kind::Static), kNow);
+  EXPECT_EQ(planned(first, "member1"), L(1, 5));
+  EXPECT_EQ(planned(first, "member2"), L(1, 5)) << "min 1 each: no local min 0";
+
+  // 2:1: 20/3 = 6.67 and 10/3 = 3.33; largest remainder gives the tenth replica to member1.
+  const Plan reweighed = partition(federated(1, 10),
+                                   {Cluster("member1").hpa(1, 5).running(1, 1).cpu(5).prefer(2, std::nullopt, std::nullopt),
+                                    Cluster("member2").hpa(1, 5).running(5, 9).cpu(300).limitedByMax(true).prefer(
+                                        1, std::nullopt, std::nullopt)},
+                                   policy(Policy::Kind::Static), kNow);
+  EXPECT_EQ(planned(reweighed, "member1"), L(1, 7));
+  EXPECT_EQ(planned(reweighed, "member2"), L(1, 3)) << "saturated, yet held at its share";
+  EXPECT_EQ(reasonForCluster(reweighed, "member2"), "share by static weight of the federated max of 10: max 5 -> 3");
+}
+
+TEST(StaticWeights, ZeroWeightHoldsNoHpaAndMinFollowsTheShares) {
+  const Plan plan = partition(federated(4, 9),
+                              {Cluster("a").hpa(2, 3).prefer(1, std::nullopt, std::nullopt),
+                               Cluster("b").hpa(1, 3).prefer(2, std::nullopt, std::nullopt),
+                               Cluster("c").hpa(1, 3).prefer(0, std::nullopt, std::nullopt)},
+                              policy(Policy::Kind::Static), kNow);
+  EXPECT_EQ(planned(plan, "a"), L(2, 3));
+  EXPECT_EQ(planned(plan, "b"), L(2, 6));
+  EXPECT_EQ(planned(plan, "c"), std::nullopt);
+  EXPECT_TRUE(invariantViolations(federated(4, 9), resultOf(plan)).empty());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Properties over random inputs: every invariant of partitioner/invariants.h on every plan, for both
-// policies; the same input gives the same plan; a quiet federation is left as it is.
+// Properties over random inputs: every invariant of partitioner/invariants.h on every plan, for every
+// policy; the same input gives the same plan; a quiet federation is left as it is.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +55,22 @@ bool capsHeld(const RandomCase& c, const Plan& plan) {
   return true;
 }
 
+// Static weights: each cluster's max is the floor or the ceiling of its exact share
+// (federated max x weight / Σ weights), whatever its HPA reports; all weights 0 count as equal.
+bool splitByWeight(const RandomCase& c, const Plan& plan) {
+  Replicas total = 0;
+  for (const ClusterState& s : c.clusters) total += s.preferences.weight.value_or(1);
+  for (const ClusterState& s : c.clusters) {
+    const Replicas weight = total == 0 ? 1 : s.preferences.weight.value_or(1);
+    const Replicas weights = total == 0 ? static_cast<Replicas>(c.clusters.size()) : total;
+    const auto limits = planned(plan, s.name);
+    const Replicas max = limits ? limits->max : 0;
+    const Replicas exact = std::max<Replicas>(0, c.spec.limits.max) * weight;  // over `weights`
+    if (max < exact / weights || max > (exact + weights - 1) / weights) return false;
+  }
+  return true;
+}
+
 class RandomInputsKeepInvariants : public ::testing::TestWithParam<std::tuple<Kind, int>> {};
 
 TEST_P(RandomInputsKeepInvariants, OnEveryPlan) {
@@ -71,6 +87,9 @@ TEST_P(RandomInputsKeepInvariants, OnEveryPlan) {
     for (const Move& m : plan.moves) ASSERT_FALSE(partitioner::reasonFor(plan, m).empty()) << describe(c);
     if (kind == Kind::Demand) {
       ASSERT_TRUE(capsHeld(c, plan)) << describe(c);
+    }
+    if (kind == Kind::Static) {
+      ASSERT_TRUE(splitByWeight(c, plan)) << describe(c);
     }
 
     // Deterministic: the same input, even shuffled, gives the same plan, and a workspace that
@@ -91,7 +110,7 @@ TEST_P(RandomInputsKeepInvariants, OnEveryPlan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Partition, RandomInputsKeepInvariants,
-                         ::testing::Combine(::testing::Values(Kind::Legacy, Kind::Demand),
+                         ::testing::Combine(::testing::Values(Kind::Legacy, Kind::Demand, Kind::Static),
                                             ::testing::Range(0, kShards)),
                          [](const auto& info) {
                            return std::string(policyName(std::get<0>(info.param))) + "_shard" +
@@ -140,7 +159,7 @@ TEST_P(QuietFederationIsStable, ForRandomPlacements) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Partition, QuietFederationIsStable,
-                         ::testing::Values(Kind::Legacy, Kind::Demand),
+                         ::testing::Values(Kind::Legacy, Kind::Demand, Kind::Static),
                          [](const auto& info) { return std::string(policyName(info.param)); });
 
 }  // namespace

@@ -101,6 +101,8 @@ class RandomInputs {
         if (chance(0.5)) p.tier = between(0, 2);
         if (chance(0.5)) p.maxReplicas = between(std::max<Replicas>(1, p.minReplicas.value_or(1)), 1000);
       }
+      // Static weights (Karmada's staticWeightList): most clusters weighed, some at 0.
+      if (kind == Policy::Kind::Static && chance(0.9)) cluster.preferences.weight = between(0, 5);
       c.clusters.push_back(std::move(cluster));
     }
     return c;

@@ -9,6 +9,7 @@
 #include "federation/api/printing.h"
 #include "federation/api/served_types.h"
 #include "federation/api/time.h"
+#include "test/federation/api/status_causes.h"
 
 namespace fedhpa::api {
 namespace {
@@ -29,12 +30,6 @@ json hpaV2() {
               "currentMetrics":[{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":72}}},
                                 {"type":"Pods","pods":{"metric":{"name":"packets"},"current":{"averageValue":"900"}}}],
               "conditions":[{"type":"AbleToScale","status":"True","reason":"ReadyForNewScale"}]}})");
-}
-
-std::vector<std::string> fieldsOf(const std::vector<StatusCause>& causes) {
-  std::vector<std::string> fields;
-  for (const auto& cause : causes) fields.push_back(cause.field);
-  return fields;
 }
 
 const auto kHpa = horizontalPodAutoscalerType();
@@ -243,8 +238,8 @@ TEST(OpenApi, EveryServedGroupVersionDeclaresFieldValidationOnPatch) {
   const auto resources = federationResources();
   const json root = openApiRoot(resources);
   // api/v1, autoscaling v2+v1, apps, coordination, federation, rbac, authorization, autoscaling.karmada.io,
-  // apiextensions
-  EXPECT_EQ(root["paths"].size(), 10u);
+  // policy.karmada.io, apiextensions
+  EXPECT_EQ(root["paths"].size(), 11u);
   for (const auto& [path, entry] : root["paths"].items()) {
     EXPECT_THAT(entry["serverRelativeURL"].get<std::string>(), HasSubstr("?hash="));
     const auto document = openApiDocument(resources, path);

@@ -55,19 +55,19 @@ TEST(DeploymentPlacement, TheHpasClustersElseTheHealthySelectedMembers) {
                                        member("member2", MemberHealth::Healthy, {{"region", "eu"}}),
                                        member("member3", MemberHealth::Unknown, {{"region", "eu"}})};
   json spread = deployment(json::object());
-  EXPECT_EQ(*deploymentPlacement(spread, members), (std::set<std::string>{"member1", "member2"}));
+  EXPECT_EQ(*deploymentPlacement(spread, members, nullptr), (std::set<std::string>{"member1", "member2"}));
 
   json selected = spread;
   selected["metadata"]["annotations"][kClusterSelectorAnnotation] = R"([{"key":"region","operator":"In","values":["eu"]}])";
-  EXPECT_EQ(*deploymentPlacement(selected, members), (std::set<std::string>{"member2"}));
+  EXPECT_EQ(*deploymentPlacement(selected, members, nullptr), (std::set<std::string>{"member2"}));
 
   json hpaTarget = spread;
   hpaTarget["metadata"]["annotations"][kHpaTargetClusterListAnnotation] = R"({"Names":["member1","member3"]})";
-  EXPECT_EQ(*deploymentPlacement(hpaTarget, members), (std::set<std::string>{"member1", "member3"}));
+  EXPECT_EQ(*deploymentPlacement(hpaTarget, members, nullptr), (std::set<std::string>{"member1", "member3"}));
 
   json broken = spread;
   broken["metadata"]["annotations"][kClusterSelectorAnnotation] = "not a selector";
-  EXPECT_FALSE(deploymentPlacement(broken, members));
+  EXPECT_FALSE(deploymentPlacement(broken, members, nullptr));
 }
 
 // One federated ConfigMap or Service and one member, through the caches' transforms, as the

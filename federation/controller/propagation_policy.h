@@ -1,0 +1,111 @@
+// Karmada's PropagationPolicy and ClusterPropagationPolicy as the controller reads them: which
+// policy governs an object (Karmada's rules) and where that policy places it. Pure apart from
+// PolicyCaches, which reads the federation's informer caches of both kinds.
+//
+// Which policy wins (docs/karmada.md#propagationpolicy): a PropagationPolicy of the object's
+// namespace before any ClusterPropagationPolicy; among policies of one kind the higher
+// spec.priority, then the more specific selector (name > labelSelector > apiVersion and kind
+// only), then the policy's name (namespace/name), alphabetically first. A policy being deleted
+// governs nothing.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "clusters/client/informer.h"
+#include "federation/api/machinery/selectors.h"
+#include "partitioner/types.h"
+
+namespace fedhpa::controller {
+
+// What the governing policy's placement was, kept on each object it governs (JSON: the policy's
+// name and its spec.placement), so that the object stays where it is once the policy is gone:
+// Karmada keeps what a deleted policy propagated.
+inline constexpr const char* kRetainedPlacementAnnotation = "federation.kubernetes.io/propagation-placement";
+
+extern const clusters::Resource kPropagationPolicies;
+extern const clusters::Resource kClusterPropagationPolicies;
+
+// What a resourceSelector is matched against.
+struct ObjectRef {
+  std::string apiVersion;  // "apps/v1"
+  std::string kind;        // "Deployment"
+  std::string namespaceName;
+  std::string name;
+  std::map<std::string, std::string> labels;
+};
+// An object's reference under the served apiVersion and kind given (cached objects may lack them).
+ObjectRef refOf(const nlohmann::json& object, std::string apiVersion, std::string kind);
+
+// Karmada's ClusterAffinity: clusterNames (when given), minus exclude, and labelSelector; AND-ed.
+struct ClusterAffinity {
+  std::optional<std::vector<std::string>> names;
+  std::vector<std::string> exclude;
+  std::optional<api::machinery::LabelSelector> labels;
+  bool matches(const std::string& cluster, const std::map<std::string, std::string>& clusterLabels) const;
+};
+
+struct Placement {
+  std::string policy;           // "PropagationPolicy default/nginx-propagation", for Events and logs
+  nlohmann::json source;        // the policy's spec.placement, as kept in kRetainedPlacementAnnotation
+  bool retained = false;        // read from that annotation: the policy that placed the object is gone
+  std::string resourceVersion;  // of that policy: a change of it replans what it governs
+  ClusterAffinity affinity;
+  // Divided with Weighted and static weights (or no weightPreference, which weighs every placed
+  // cluster equally): the federated HPA's max is split by these, not by load.
+  bool staticWeights = false;
+  std::vector<std::pair<ClusterAffinity, partitioner::Replicas>> weights;
+
+  bool placesOn(const std::string& cluster, const std::map<std::string, std::string>& clusterLabels) const {
+    return affinity.matches(cluster, clusterLabels);
+  }
+  // Karmada's static weight of each of `clusters` (the placed ones): the largest weight of the
+  // entries whose targetCluster matches it, 0 when none does; 1 each when none matches any.
+  std::map<std::string, partitioner::Replicas> weightsOf(
+      const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& clusters) const;
+};
+
+// Throws api::machinery::SelectorError on a selector that does not parse (validation refuses them).
+Placement placementOf(const nlohmann::json& policy);
+
+// The placement of the policy that governs `object` among these (each a PropagationPolicy or a
+// ClusterPropagationPolicy, told apart by metadata.namespace); nullopt when none selects it.
+std::optional<Placement> governingPlacement(const ObjectRef& object, const std::vector<nlohmann::json>& propagationPolicies,
+                                            const std::vector<nlohmann::json>& clusterPropagationPolicies);
+
+// A federated HPA's placement: a policy selecting the HPA itself (in autoscaling/v1 or v2), else
+// one selecting the FederatedHPA that owns it, else one selecting its scale target (`target`: the
+// federated Deployment, for its labels), so that Karmada's guide, whose policy selects the
+// Deployment, places its HPA.
+std::optional<Placement> governingHpaPlacement(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
+                                               const std::vector<nlohmann::json>& propagationPolicies,
+                                               const std::vector<nlohmann::json>& clusterPropagationPolicies);
+
+// The placement an object keeps when no policy governs it any more (kRetainedPlacementAnnotation);
+// nullopt when it has none (or it does not parse).
+std::optional<Placement> retainedPlacement(const nlohmann::json& object);
+// `governing`, else what the object retained from the policy that last governed it.
+std::optional<Placement> effectivePlacement(std::optional<Placement> governing, const nlohmann::json& object);
+// The merge patch that records `governing` on the object; nullopt when there is nothing to record
+// (no governing policy, or the object records this placement already).
+std::optional<nlohmann::json> retainPlacementPatch(const nlohmann::json& object, const std::optional<Placement>& governing);
+
+// The federation's caches of both policy kinds. Either may be absent (a test without policies).
+class PolicyCaches {
+ public:
+  PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies)
+      : namespaced_(propagationPolicies), clusterScoped_(clusterPropagationPolicies) {}
+  std::optional<Placement> placementFor(const ObjectRef& object) const;
+  // governingHpaPlacement, its target read from `deployments`.
+  std::optional<Placement> hpaPlacement(const nlohmann::json& hpa, const clusters::Lister& deployments) const;
+
+ private:
+  const clusters::Informer* namespaced_;
+  const clusters::Informer* clusterScoped_;
+};
+
+}  // namespace fedhpa::controller
