@@ -2,6 +2,7 @@
 // write acknowledged before a SIGKILL is there afterwards, and writes committed together (group
 // commit) still succeed or fail one by one.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,11 +128,14 @@ TEST(SqliteStorage, AcknowledgedWritesSurviveSigkill) {
       }
     }
     ::close(pipeEnds[1]);
+    // The random moment starts at the first acknowledgement, however long the child took to get there.
+    std::vector<int> acknowledged;
+    int key = 0;
+    pollfd firstAck{pipeEnds[0], POLLIN, 0};
+    ASSERT_EQ(::poll(&firstAck, 1, 60'000), 1) << "the child acknowledged nothing in 60 s";
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(20, 200)(random)));
     ::kill(child, SIGKILL);
     ::waitpid(child, nullptr, 0);
-    std::vector<int> acknowledged;
-    int key = 0;
     while (::read(pipeEnds[0], &key, sizeof key) == sizeof key) acknowledged.push_back(key);
     ::close(pipeEnds[0]);
 
