@@ -221,8 +221,11 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   }
   // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
   // the plan leads to (what each member may hold if its writes go through), so that the status
-  // written after them is the placement's only other write to the federation.
-  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)));
+  // written after them is the placement's only other write to the federation. Once it is there,
+  // as it is on every pass but the first, that breakdown is not worked out at all.
+  const json federated = hasFinalizer(planned, kFederationFinalizer)
+                             ? planned
+                             : ensureFinalizer(planned, statusBreakdown(projected(plan, locals)));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);
