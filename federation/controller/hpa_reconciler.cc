@@ -227,8 +227,11 @@ void HpaReconciler::reconcile(const std::string& key, bool unlessUnchanged) {
   }
   // The finalizer goes on before any member write. Added now, it carries the per-cluster breakdown
   // the plan leads to (what each member may hold if its writes go through), so that the status
-  // written after them is the placement's only other write to the federation.
-  const json federated = ensureFinalizer(planned, statusBreakdown(projected(plan, locals)), retainPlacementPatch(planned, governing));
+  // written after them is the placement's only other write to the federation. Once it is there,
+  // as it is on every pass but the first, that breakdown is not worked out at all.
+  const bool finalized = hasFinalizer(planned, kFederationFinalizer);
+  const json federated = ensureFinalizer(planned, finalized ? json::object() : statusBreakdown(projected(plan, locals)),
+                                         retainPlacementPatch(planned, governing));
   auto failure = applyPlan(federated, plan, locals, unread.empty());
   if (!failure && !unread.empty() && std::any_of(plan.moves.begin(), plan.moves.end(), [](const auto& move) {
         return move.after && (!move.before || move.after->max > move.before->max);

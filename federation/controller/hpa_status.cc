@@ -17,11 +17,23 @@ void keepTransitionTimes(json& conditions, const json& previous) {
 
 namespace {
 
+const json kNoObject = json::object();
+const json kNoArray = json::array();
+
+// object.value(key, absent) without copying the member: reconcile reads every member's status on
+// every pass, and a copied subtree is an allocation per node. Throws as value() does when
+// `object` is no object.
+const json& valueRef(const json& object, const char* key, const json& absent) {
+  if (!object.is_object()) throw json::type_error::create(306, std::string("cannot use value() with ") + object.type_name(), &object);
+  const auto it = object.find(key);
+  return it != object.end() ? *it : absent;
+}
+
 std::optional<long long> cpuUtilizationOf(const json& status) {
   std::optional<long long> utilization;
-  for (const auto& metric : status.value("currentMetrics", json::array()))
+  for (const auto& metric : valueRef(status, "currentMetrics", kNoArray))
     if (metric.value("type", "") == "Resource" && metric["resource"].value("name", "") == "cpu")
-      utilization = metric["resource"].value("current", json::object()).value("averageUtilization", 0LL);
+      utilization = valueRef(metric["resource"], "current", kNoObject).value("averageUtilization", 0LL);
   return utilization;
 }
 
@@ -39,7 +51,7 @@ json aggregateConditions(const std::vector<MemberHpa>& locals, const json& previ
     if (!local.hpa) continue;
     seen = true;
     std::map<std::string, bool> memberStatus;
-    for (const auto& condition : local.hpa->value("status", json::object()).value("conditions", json::array()))
+    for (const auto& condition : valueRef(valueRef(*local.hpa, "status", kNoObject), "conditions", kNoArray))
       memberStatus[condition.value("type", "")] = condition.value("status", "") == "True";
     for (auto& [type, verdict] : verdicts) {
       const bool isTrue = memberStatus.count(type) && memberStatus[type];
@@ -75,8 +87,8 @@ json statusBreakdown(const std::vector<MemberHpa>& locals) {
   json breakdown = json::object();
   for (const auto& local : locals) {
     if (!local.hpa || local.member.health == MemberHealth::Released) continue;
-    const json spec = local.hpa->value("spec", json::object());
-    const json status = local.hpa->value("status", json::object());
+    const json& spec = valueRef(*local.hpa, "spec", kNoObject);
+    const json& status = valueRef(*local.hpa, "status", kNoObject);
     json entry = {{"min", spec.value("minReplicas", 1LL)}, {"max", spec.value("maxReplicas", 0LL)},
                   {"current", status.value("currentReplicas", 0LL)}, {"desired", status.value("desiredReplicas", 0LL)}};
     if (const auto utilization = cpuUtilizationOf(status)) entry["cpuUtilization"] = *utilization;
@@ -91,7 +103,7 @@ json aggregatedStatus(const std::vector<MemberHpa>& locals, long long observedGe
   std::string lastScaleTime;
   for (const auto& local : locals) {
     if (!local.hpa || local.member.health == MemberHealth::Released) continue;
-    const json status = local.hpa->value("status", json::object());
+    const json& status = valueRef(*local.hpa, "status", kNoObject);
     const long long memberCurrent = status.value("currentReplicas", 0LL);
     current += memberCurrent;
     desired += status.value("desiredReplicas", 0LL);

@@ -173,24 +173,6 @@ TEST_F(ControllerTest, OrphanLeavesTheMemberCopiesUnmanaged) {
   }
 }
 
-TEST_F(ControllerTest, AnHpaFedhpaDidNotCreateIsLeftAlone) {
-  json foreign = federatedHpa(1, 2);
-  memberClients_["member1"]->create(kHpas, "default", foreign);
-  federation_->create(kHpas, "default", federatedHpa(1, 9));
-  EXPECT_TRUE(eventually([&] {
-    const auto limits = localLimits();
-    return limits[1] != "-" && limits[2] != "-";
-  }));
-  EXPECT_EQ(localLimits()[0], "1/2") << "member1's own HPA is untouched";
-  // Someone else's only once the cache has gone on not showing a copy of fedhpa's for 10 s.
-  EXPECT_TRUE(eventually(
-      [&] {
-        const json events = federation_->list({"", "v1", "events", true}, "default", {"", "reason=ForeignHpa", {}, ""});
-        return !events["items"].empty() && events["items"][0]["type"] == "Warning";
-      },
-      600));
-}
-
 TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
   federation_->create(kHpas, "default", federatedHpa(3, 9));
   EXPECT_TRUE(eventually([&] {
@@ -208,19 +190,11 @@ TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
   }));
 }
 
-// A member that comes back answering: no resync brings back what it missed (the period is an
-// hour), and the keys' backoff runs on a clock that moves only when the test says so. The
-// member's Ready condition turning True is what reconciles the HPA created while it was away.
-class ControllerRecoveryTest : public ControllerTest {
+// The controller on a clock that moves only when the test says so: a wait the controller measures
+// (a key's backoff, how long a refused create has gone unexplained) passes in fake seconds.
+class ControllerOnFakeClockTest : public ControllerTest {
  protected:
-  void configure(ControllerOptions& options) override {
-    options.resyncPeriod = std::chrono::hours(1);
-    options.clusterUnhealthyGrace = std::chrono::hours(1);  // away, it stays Unknown: its share is kept
-  }
   TimeSource& time() override { return fakeTime_; }
-  bool memberReady(const std::string& name) {
-    return clusters::clusterReady(federation_->get(clusters::kClusters, "", name));
-  }
   // Like eventually(), the fake clock moving a second a step, so that a key a failed write put
   // back is retried: only an HPA nothing re-queues stays where it is.
   bool eventuallyAsTimePasses(const std::function<bool()>& predicate) {
@@ -233,6 +207,37 @@ class ControllerRecoveryTest : public ControllerTest {
   }
 
   fedhpa::testing::FakeTimeSource fakeTime_;
+};
+
+TEST_F(ControllerOnFakeClockTest, AnHpaFedhpaDidNotCreateIsLeftAlone) {
+  json foreign = federatedHpa(1, 2);
+  memberClients_["member1"]->create(kHpas, "default", foreign);
+  federation_->create(kHpas, "default", federatedHpa(1, 9));
+  EXPECT_TRUE(eventually([&] {
+    const auto limits = localLimits();
+    return limits[1] != "-" && limits[2] != "-";
+  }));
+  EXPECT_EQ(localLimits()[0], "1/2") << "member1's own HPA is untouched";
+  // Someone else's only once the cache has gone on not showing a copy of fedhpa's for 10 s.
+  EXPECT_TRUE(eventuallyAsTimePasses([&] {
+    const json events = federation_->list({"", "v1", "events", true}, "default", {"", "reason=ForeignHpa", {}, ""});
+    return !events["items"].empty() && events["items"][0]["type"] == "Warning";
+  }));
+  EXPECT_EQ(localLimits()[0], "1/2") << "member1's own HPA is untouched";
+}
+
+// A member that comes back answering: no resync brings back what it missed (the period is an
+// hour), and the keys' backoff runs on a clock that moves only when the test says so. The
+// member's Ready condition turning True is what reconciles the HPA created while it was away.
+class ControllerRecoveryTest : public ControllerOnFakeClockTest {
+ protected:
+  void configure(ControllerOptions& options) override {
+    options.resyncPeriod = std::chrono::hours(1);
+    options.clusterUnhealthyGrace = std::chrono::hours(1);  // away, it stays Unknown: its share is kept
+  }
+  bool memberReady(const std::string& name) {
+    return clusters::clusterReady(federation_->get(clusters::kClusters, "", name));
+  }
 };
 
 TEST_F(ControllerRecoveryTest, AMemberReadyAgainGetsTheHpaCreatedWhileItWasAway) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "clusters/client/informer.h"
@@ -20,6 +21,11 @@ namespace fedhpa::controller::testing {
 using clusters::ClientError;
 using clusters::json;
 using clusters::Resource;
+
+inline std::optional<long long> specField(const json& object, const char* field, long long absent) {
+  const auto spec = object.find("spec");
+  return spec == object.end() ? absent : spec->value(field, absent);
+}
 
 class FakeApi : public clusters::KubeClient {
  public:
@@ -153,6 +159,14 @@ class FakeApi : public clusters::KubeClient {
     const auto it = objects_.find(keyOf(resource, ns, name));
     return it == objects_.end() ? std::nullopt : std::optional<json>(it->second);
   }
+  // One integer of an object's spec, read in place (the fixture's observer reads them around every
+  // write): nullopt when the object is absent, `absent` when the field is.
+  std::optional<long long> peekSpec(const Resource& resource, const std::string& ns, const std::string& name, const char* field,
+                                    long long absent) const {
+    std::lock_guard lock(mutex_);
+    const auto it = objects_.find(keyOf(resource, ns, name));
+    return it == objects_.end() ? std::nullopt : specField(it->second, field, absent);
+  }
   std::map<std::string, json> all(const Resource& resource) const {
     std::lock_guard lock(mutex_);
     std::map<std::string, json> out;
@@ -206,6 +220,12 @@ class SnapshotLister : public clusters::Lister {
     std::lock_guard lock(mutex_);
     const auto it = objects_.find(ns + "/" + name);
     return it == objects_.end() ? std::nullopt : std::optional<json>(it->second);
+  }
+  // As FakeApi::peekSpec, of what the cache shows.
+  std::optional<long long> getSpec(const std::string& ns, const std::string& name, const char* field, long long absent) const {
+    std::lock_guard lock(mutex_);
+    const auto it = objects_.find(ns + "/" + name);
+    return it == objects_.end() ? std::nullopt : specField(it->second, field, absent);
   }
   void refresh() {
     auto objects = api_.all(resource_);

@@ -172,8 +172,7 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     }
     // A user's edit that lowers the max is not fedhpa's to honour before its cache has seen it.
     observer_.federatedMax = [this] {
-      const auto cached = federatedHpas_.get("default", "php-apache");
-      return std::max(federatedMax(), cached ? (*cached)["spec"].value("maxReplicas", 0LL) : 0LL);
+      return std::max(federatedMax(), federatedHpas_.getSpec("default", "php-apache", "maxReplicas", 0).value_or(0));
     };
     observer_.countedMembers = [this] {
       std::set<std::string> counted;
@@ -183,17 +182,15 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
     };
     // A user's edit that raises the min, likewise.
     observer_.federatedMin = [this] {
-      const auto hpa = federation_.peek(kHpas, "default", "php-apache");
-      const auto cached = federatedHpas_.get("default", "php-apache");
-      const long long now = hpa ? (*hpa)["spec"].value("minReplicas", 1LL) : 0;
-      return std::min(now, cached ? (*cached)["spec"].value("minReplicas", 1LL) : now);
+      const long long now = federation_.peekSpec(kHpas, "default", "php-apache", "minReplicas", 1).value_or(0);
+      return std::min(now, federatedHpas_.getSpec("default", "php-apache", "minReplicas", 1).value_or(now));
     };
     observer_.sumOfCounted = [this](const char* field, const std::optional<std::set<std::string>>& over) {
       const auto counted = over ? *over : observer_.countedMembers();
       long long sum = 0;
       for (const auto& member : members_) {
         if (!counted.count(member.name)) continue;
-        if (const auto hpa = member.api->peek(kHpas, "default", "php-apache")) sum += (*hpa)["spec"].value(field, 0LL);
+        sum += member.api->peekSpec(kHpas, "default", "php-apache", field, 0).value_or(0);
       }
       return sum;
     };
@@ -241,8 +238,7 @@ class HpaReconcilerTest : public ::testing::Test, public MemberClusters {
   }
 
   long long federatedMax() {
-    const auto hpa = federation_.peek(kHpas, "default", "php-apache");
-    return hpa ? (*hpa)["spec"].value("maxReplicas", 0LL) : 0;
+    return federation_.peekSpec(kHpas, "default", "php-apache", "maxReplicas", 0).value_or(0);
   }
   void refreshCaches() {
     federatedHpas_.refresh();
