@@ -143,10 +143,14 @@ std::map<std::string, partitioner::Replicas> Placement::weightsOf(
   return out;
 }
 
+std::string policyDisplayName(const json& policy) {
+  const std::string ns = metaField(policy, "namespace");
+  return (ns.empty() ? "ClusterPropagationPolicy " : "PropagationPolicy " + ns + "/") + metaField(policy, "name");
+}
+
 Placement placementOf(const json& policy) {
   Placement out;
-  const std::string ns = metaField(policy, "namespace");
-  out.policy = (ns.empty() ? "ClusterPropagationPolicy " : "PropagationPolicy " + ns + "/") + metaField(policy, "name");
+  out.policy = policyDisplayName(policy);
   out.resourceVersion = metaField(policy, "resourceVersion");
   const json placement = policy.value("spec", json::object()).value("placement", json::object());
   if (!placement.is_object()) return out;

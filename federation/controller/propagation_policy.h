@@ -69,6 +69,10 @@ struct Placement {
       const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& clusters) const;
 };
 
+// How Events, logs and Placement::policy name a policy: "PropagationPolicy default/nginx-propagation"
+// or "ClusterPropagationPolicy everywhere".
+std::string policyDisplayName(const nlohmann::json& policy);
+
 // Throws api::machinery::SelectorError on a selector that does not parse (validation refuses them).
 Placement placementOf(const nlohmann::json& policy);
 
