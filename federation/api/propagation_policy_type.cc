@@ -4,6 +4,7 @@
 // on are typed; Karmada's other fields are known to the schema (so that they are not pruned as
 // unknown) and refused by validation with a 422 naming them: a policy fedhpa would only partly
 // honour is never accepted silently (docs/karmada.md lists them).
+#include <algorithm>
 #include <set>
 
 #include "federation/api/basic_resource_type.h"
@@ -78,6 +79,52 @@ Schema propagationSpecSchema() {
                                    "supported (refused): delete with --cascade=orphan instead.")}});
 }
 
+// Not Karmada's: Karmada reports placement in ResourceBindings, which fedhpa does not serve, so
+// the controller-manager writes it here (docs/karmada.md#what-each-policy-placed).
+Schema propagationStatusSchema() {
+  const Schema placement = Schema::object(
+      {{"apiVersion", Schema::string().describe("Group and version of the object governed.")},
+       {"kind", Schema::string().describe("Kind of the object governed.")},
+       {"namespace", Schema::string().describe("Namespace of the object governed.")},
+       {"name", Schema::string().describe("Name of the object governed.")},
+       {"clusters", Schema::arrayOf(Schema::string()).describe("The Ready member clusters it is placed on.")}});
+  return Schema::object(
+             {{"observedGeneration", Schema::int64().describe("The generation of the policy this status was computed for.")},
+              {"placedCount", Schema::int64().describe("How many federated objects the policy governs (placements lists at "
+                                                       "most 100 of them).")},
+              {"placements", Schema::arrayOf(placement).describe("The objects the policy governs, sorted by kind, namespace "
+                                                                 "and name, and where each is placed.")}})
+      .describe("What the policy placed where, written by fedhpa's controller-manager. Read-only.");
+}
+
+// The wide column: "Deployment/nginx: member1,member2; Service/nginx-service: member1,member2",
+// at most a few entries then "+N more" (the status lists the rest).
+std::string placedSummary(const json& internal) {
+  constexpr std::size_t kShown = 5;
+  const json status = internal.value("status", json::object());
+  if (!status.is_object()) return "";
+  const json placements = status.value("placements", json::array());
+  if (!placements.is_array()) return "";
+  const bool clusterScoped = stringAt(internal, "/metadata/namespace").empty();
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& entry : placements) {
+    if (shown == kShown) break;
+    if (!entry.is_object()) continue;
+    std::string clusters;
+    for (const auto& cluster : entry.value("clusters", json::array()))
+      if (cluster.is_string()) clusters += (clusters.empty() ? "" : ",") + cluster.get<std::string>();
+    const std::string ns = clusterScoped ? entry.value("namespace", "") + "/" : "";
+    out += (out.empty() ? "" : "; ") + entry.value("kind", "") + "/" + ns + entry.value("name", "") + ": " +
+           (clusters.empty() ? "<none>" : clusters);
+    ++shown;
+  }
+  const auto count = integerAt(internal, "/status/placedCount"_json_pointer);
+  const auto total = count ? static_cast<std::size_t>(std::max<long long>(*count, 0)) : placements.size();
+  if (total > shown) out += (out.empty() ? "+" : "; +") + std::to_string(total - shown) + " more";
+  return out;
+}
+
 // Karmada fields the schema knows but fedhpa does not act on, by JSON pointer and path.
 struct RefusedField {
   const char* pointer;
@@ -125,9 +172,11 @@ class PropagationPolicyType : public BasicResourceType {
                           clusterScoped ? "ClusterPropagationPolicy" : "PropagationPolicy",
                           clusterScoped ? "clusterpropagationpolicies" : "propagationpolicies",
                           clusterScoped ? "clusterpropagationpolicy" : "propagationpolicy", !clusterScoped,
-                          {clusterScoped ? "cpp" : "pp"}, {"karmada-io"}, allVerbs(), {}},
+                          {clusterScoped ? "cpp" : "pp"}, {"karmada-io"}, allVerbs(),
+                          {{"status", kPolicyGroup, kPolicyVersion, clusterScoped ? "ClusterPropagationPolicy" : "PropagationPolicy"}}},
             {{kPolicyVersion, topLevel({{"spec", propagationSpecSchema().describe(
-                                                    "Which objects the policy selects and where they go.")}})
+                                                    "Which objects the policy selects and where they go.")},
+                                        {"status", propagationStatusSchema()}})
                                   .describe(clusterScoped
                                                 ? "Karmada's ClusterPropagationPolicy: places the selected objects of every "
                                                   "namespace on member clusters; a PropagationPolicy that matches wins."
@@ -206,12 +255,14 @@ class PropagationPolicyType : public BasicResourceType {
     return {nameColumn(),
             {"Conflict-Resolution", "string", "", "How an object that already exists on a member is handled.", 0},
             {"Priority", "string", "", "Which policy wins when several match an object: the higher.", 0},
-            ageColumn()};
+            ageColumn(),
+            {"Placed", "string", "", "Which objects the policy governs and the Ready member clusters each is on.", 1}};
   }
   json tableCells(const json& internal, Clock::time_point now) const override {
     const auto priority = integerAt(internal, "/spec/priority"_json_pointer);
     return json::array({stringAt(internal, "/metadata/name"), stringAt(internal, "/spec/conflictResolution"),
-                        priority ? std::to_string(*priority) : std::string(), ageOf(internal, now)});
+                        priority ? std::to_string(*priority) : std::string(), ageOf(internal, now),
+                        placedSummary(internal)});
   }
 };
 

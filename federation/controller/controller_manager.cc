@@ -39,6 +39,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
              static_cast<std::size_t>(std::max(1, options.workers / 2))),
       deploymentQueue_(time),
+      policyStatusQueue_(time),
       events_(federation, time),
       calls_(time, options.memberCalls),
       // Half as many writers as workers: a status write is at most one per reconcile, and waits
@@ -59,10 +60,15 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       deploymentReconciler_(
           {federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_, {}, &policies_}),
       karmada_(federation, informers_, events_, time, options.karmada),
+      karmadaFederatedHpas_(informers_.informer(kFederatedHpas, enqueueingAllPolicies())),
       propagations_(makePropagations(federation)),
+      policyStatus_({federation, propagationPolicies_, clusterPropagationPolicies_, [this] { return federatedObjects(); }, *this}),
       runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
                {{options.resyncPeriod, [this] { enqueueAll(); }},
-                {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {}
+                {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {
+  informers_.informer(kHpas, enqueueingAllPolicies());
+  for (const auto& propagation : propagations_) informers_.informer(propagation->resource, enqueueingAllPolicies());
+}
 
 std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::makePropagations(
     clusters::KubeClient& federation) {
@@ -82,7 +88,8 @@ std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::
 std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
   std::vector<ControllerRuntime::Loop> out = {
       {"HorizontalPodAutoscaler", &queue_, [this](const std::string& key) { reconcileHpa(key); }, options_.workers},
-      {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }}};
+      {"Deployment", &deploymentQueue_, [this](const std::string& key) { deploymentReconciler_.reconcile(key); }},
+      {"PropagationPolicy status", &policyStatusQueue_, [this](const std::string& key) { policyStatus_.reconcile(key); }}};
   for (const auto& propagation : propagations_) {
     ObjectPropagator* propagator = propagation->propagator.get();
     out.push_back({propagation->resource.resource, &propagation->queue,
@@ -94,11 +101,42 @@ std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
 void ControllerManager::onFederatedDeployment(const json& deployment) {
   deploymentQueue_.add(clusters::objectKey(deployment));
   enqueueObjectsOf(deployment["metadata"].value("namespace", ""));
+  enqueueAllPolicies();
 }
 
+// A policy's change may move what every other policy governs (the winner of an object changes).
 clusters::InformerHandlers ControllerManager::policyHandlers() {
-  return {[this](const json&) { enqueueAllObjects(); }, [this](const json&, const json&) { enqueueAllObjects(); },
-          [this](const json&) { enqueueAllObjects(); }};
+  auto changed = [this] {
+    enqueueAllObjects();
+    enqueueAllPolicies();
+  };
+  // Its status is ours (policyStatus_'s write): a change of that alone moves nothing.
+  auto updated = [changed](const json& last, const json& now) {
+    if (last.value("spec", json()) != now.value("spec", json()) ||
+        metaField(last, "deletionTimestamp") != metaField(now, "deletionTimestamp"))
+      changed();
+  };
+  return {[changed](const json&) { changed(); }, updated, [changed](const json&) { changed(); }};
+}
+
+clusters::InformerHandlers ControllerManager::enqueueingAllPolicies() {
+  return {[this](const json&) { enqueueAllPolicies(); }, [this](const json&, const json&) { enqueueAllPolicies(); },
+          [this](const json&) { enqueueAllPolicies(); }};
+}
+
+void ControllerManager::enqueueAllPolicies(bool resync) {
+  for (const clusters::Informer* informer : {&propagationPolicies_, &clusterPropagationPolicies_})
+    for (const auto& key : informer->keys()) {
+      if (resync) policyStatusQueue_.addResync(key);
+      else policyStatusQueue_.add(key);
+    }
+}
+
+FederatedObjects ControllerManager::federatedObjects() const {
+  FederatedObjects out{federatedDeployments_.list(), {}, {}, federatedHpas_.list(), karmadaFederatedHpas_.list()};
+  for (const auto& propagation : propagations_)
+    (propagation->resource.resource == kServices.resource ? out.services : out.configMaps) = propagation->federated->list();
+  return out;
 }
 
 void ControllerManager::enqueueAllObjects() {
@@ -269,6 +307,8 @@ void ControllerManager::enqueueAll() {
   for (const auto& key : federatedDeployments_.keys()) deploymentQueue_.addResync(key);
   for (const auto& propagation : propagations_)
     for (const auto& key : propagation->federated->keys()) propagation->queue.addResync(key);
+  // Also how a member's health (which the status lists only Ready members by) reaches the policies.
+  enqueueAllPolicies(true);
 }
 
 // A member's Ready condition turned True: it answers again. What waited for it goes now, not when

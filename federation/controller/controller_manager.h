@@ -24,6 +24,7 @@
 #include "federation/controller/karmada_controllers.h"
 #include "federation/controller/member_calls.h"
 #include "federation/controller/object_propagation.h"
+#include "federation/controller/policy_status.h"
 #include "federation/controller/propagation_policy.h"
 #include "federation/controller/work_queue.h"
 
@@ -81,6 +82,11 @@ class ControllerManager : public MemberClusters {
   // Every federated HPA, Deployment, ConfigMap and Service: a propagation policy changed.
   void enqueueAllObjects();
   clusters::InformerHandlers policyHandlers();
+  // Every policy's status again: an object any of them may govern changed. Deciding which policies
+  // select it would repeat the matching; the queue folds the repeats of one policy into one reconcile.
+  void enqueueAllPolicies(bool resync = false);
+  clusters::InformerHandlers enqueueingAllPolicies();
+  FederatedObjects federatedObjects() const;
 
   // The caches synced, one probe round written, the members' caches synced (or given up on).
   bool waitForCachesAndProbe();
@@ -99,6 +105,7 @@ class ControllerManager : public MemberClusters {
   clusters::TokenRotator rotator_;  // run by runtime_'s ticker
   WorkQueue queue_;             // federated HPAs
   WorkQueue deploymentQueue_;   // federated Deployments
+  WorkQueue policyStatusQueue_;  // both policy kinds (PolicyStatusReconciler's keys)
   ControllerMetrics metrics_;
   EventRecorder events_;
   MemberCalls calls_;
@@ -113,7 +120,9 @@ class ControllerManager : public MemberClusters {
   HpaReconciler reconciler_;
   DeploymentReconciler deploymentReconciler_;
   KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA
+  clusters::Informer& karmadaFederatedHpas_;  // shared with karmada_: a policy may select them
   std::vector<std::unique_ptr<Propagation>> propagations_;  // ConfigMaps and Services
+  PolicyStatusReconciler policyStatus_;
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster
   ControllerRuntime runtime_;  // last: stopped (by its destructor too) before anything it runs goes away

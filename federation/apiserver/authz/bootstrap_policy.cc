@@ -82,8 +82,9 @@ json adminRules() {
 // write federated HPAs and Deployments and their status, watch ConfigMaps and Services and write
 // them (the finalizer), watch Clusters and write their status,
 // record Events; for Karmada's front door, create and delete the HPA a FederatedHPA owns, write
-// FederatedHPAs (finalizer, status) and CronFederatedHPAs' status, and read Karmada's propagation policies. Secrets and its Lease are granted
-// by Roles in their namespaces only.
+// FederatedHPAs (finalizer, status) and CronFederatedHPAs' status, read Karmada's propagation
+// policies and write their status (what each placed where). Secrets and its Lease are granted by
+// Roles in their namespaces only.
 json controllerManagerRules() {
   return json::array({rule({"autoscaling"}, {"horizontalpodautoscalers"},
                            {"get", "list", "watch", "create", "update", "patch", "delete"}),
@@ -98,7 +99,9 @@ json controllerManagerRules() {
                       rule({"autoscaling.karmada.io"}, {"federatedhpas/status"}, {"update", "patch"}),
                       rule({"autoscaling.karmada.io"}, {"cronfederatedhpas"}, {"get", "list", "watch"}),
                       rule({"autoscaling.karmada.io"}, {"cronfederatedhpas/status"}, {"update", "patch"}),
-                      rule({"policy.karmada.io"}, {"propagationpolicies", "clusterpropagationpolicies"}, {"get", "list", "watch"})});
+                      rule({"policy.karmada.io"}, {"propagationpolicies", "clusterpropagationpolicies"}, {"get", "list", "watch"}),
+                      rule({"policy.karmada.io"}, {"propagationpolicies/status", "clusterpropagationpolicies/status"},
+                           {"update", "patch"})});
 }
 
 }  // namespace

@@ -42,11 +42,40 @@ TEST(PropagationPolicyType, KarmadasNamesScopesAndColumns) {
   EXPECT_EQ(cpp->names().shortNames, std::vector<std::string>{"cpp"});
   std::vector<std::string> columns;
   for (const auto& column : pp->tableColumns()) columns.push_back(column.name);
-  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Conflict-Resolution", "Priority", "Age"}));
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Conflict-Resolution", "Priority", "Age", "Placed"}));
+  EXPECT_EQ(pp->tableColumns().back().priority, 1) << "Placed is shown by -o wide only, as kube's wide columns";
   const json cells = pp->tableCells(defaulted(*pp, guidePolicy()), Clock::now());
   EXPECT_EQ(cells[0], "nginx-propagation");
   EXPECT_EQ(cells[1], "Abort");
   EXPECT_EQ(cells[2], "0");
+  EXPECT_EQ(cells[4], "") << "no status written yet";
+  EXPECT_TRUE(pp->names().subresources.size() == 1 && pp->names().subresources[0].name == "status");
+  EXPECT_TRUE(cpp->names().subresources.size() == 1 && cpp->names().subresources[0].name == "status");
+}
+
+json placement(const std::string& kind, const std::string& ns, const std::string& name, std::vector<std::string> clusters) {
+  return {{"apiVersion", "v1"}, {"kind", kind}, {"namespace", ns}, {"name", name}, {"clusters", clusters}};
+}
+
+TEST(PropagationPolicyType, TheWidePlacedColumnSummarisesTheStatus) {
+  const auto pp = propagationPolicyType();
+  json policy = defaulted(*pp, guidePolicy());
+  policy["status"] = {{"placedCount", 3},
+                      {"placements", {placement("Deployment", "default", "nginx", {"member1", "member2"}),
+                                      placement("HorizontalPodAutoscaler", "default", "nginx", {"member1", "member2"}),
+                                      placement("Service", "default", "nginx-service", {})}}};
+  EXPECT_EQ(pp->tableCells(policy, Clock::now())[4],
+            "Deployment/nginx: member1,member2; HorizontalPodAutoscaler/nginx: member1,member2; Service/nginx-service: <none>");
+  json many = json::array();
+  for (int i = 0; i < 100; ++i) many.push_back(placement("ConfigMap", "team-a", "cm" + std::to_string(i), {"member1"}));
+  const auto cpp = clusterPropagationPolicyType();
+  json clusterPolicy = defaulted(*cpp, guidePolicy());
+  clusterPolicy["metadata"].erase("namespace");
+  clusterPolicy["status"] = {{"placedCount", 1000}, {"placements", many}};
+  EXPECT_EQ(cpp->tableCells(clusterPolicy, Clock::now())[4],
+            "ConfigMap/team-a/cm0: member1; ConfigMap/team-a/cm1: member1; ConfigMap/team-a/cm2: member1; "
+            "ConfigMap/team-a/cm3: member1; ConfigMap/team-a/cm4: member1; +995 more")
+      << "a ClusterPropagationPolicy's objects are named with their namespace; the count is placedCount's";
 }
 
 TEST(PropagationPolicyType, TheGuidesPolicyIsValidAndDefaultedAsKarmadasCrd) {
