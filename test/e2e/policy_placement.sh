@@ -5,7 +5,8 @@
 # Deployment, Service and HPA land on member1 and member2 only, the max of 10 split 5/5; a weight
 # moved to 2:1 moves max to 7/3 with Σ max never above 10 while it moves; deleting the policy
 # leaves everything where it is (Karmada's behaviour); a Karmada field fedhpa does not act on is
-# refused by name. Usage: policy_placement.sh fedhpa
+# refused by name; `kubectl get pp -o wide` names what the policy placed where and follows a change
+# of its clusterNames. Usage: policy_placement.sh fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 KARMADA=$HERE/../../manifests/karmada
@@ -43,6 +44,11 @@ check "kubectl get pp: Karmada's printer columns" 0 '^nginx-propagation +Abort +
 wait_for "the Deployment is on member1 and member2 only" '^deployment/nginx\|deployment/nginx\|-$' -- on_members deployment/nginx
 wait_for "the Service is on member1 and member2 only" '^service/nginx-service\|service/nginx-service\|-$' -- on_members service/nginx-service
 wait_for "the FederatedHPA's max is split 5/5 between them" '^1 5\|1 5\|-$' -- limits
+wait_for "kubectl get pp -o wide: what the policy placed where (its Deployment, Service, and the HPA on that Deployment)" \
+  '^nginx-propagation +Abort +0 +[0-9a-z]+ +Deployment/nginx: member1,member2; HorizontalPodAutoscaler/nginx: member1,member2; Service/nginx-service: member1,member2$' \
+  -- fed get pp -o wide
+check "the same in the policy's status, for its generation" 0 '^([0-9]+) \1 3 member1,member2$' -- \
+  fed get pp nginx-propagation -o 'jsonpath={.metadata.generation} {.status.observedGeneration} {.status.placedCount} {.status.placements[0].clusters[0]},{.status.placements[0].clusters[1]}'
 check "member3 never got an HPA" 0 '^-$' -- bash -c "kubectl --kubeconfig '$KUBECONFIG_FILE' --context=member3 get hpa nginx -o name 2>/dev/null || echo -"
 
 # 2:1. The partitioner gives each member the largest-remainder share of 10 by weight: 20/3 = 6.67
@@ -91,5 +97,15 @@ check "the Service stays off member3" 0 '^service/nginx-service\|service/nginx-s
 sed -e 's/name: nginx-propagation/name: spread/' -e 's/^  placement:$/  placement:\n    spreadConstraints:\n    - spreadByField: cluster\n      maxGroups: 2/' \
   "$KARMADA/nginx.yaml" | awk '/^kind: PropagationPolicy/,0' | sed '1i apiVersion: policy.karmada.io/v1alpha1' >"$E2E_DIR/spread.yaml"
 check "spreadConstraints: refused, naming the field" 1 'spec.placement.spreadConstraints: Forbidden: not supported by fedhpa' -- fed apply -f "$E2E_DIR/spread.yaml"
+
+# The wide column follows the policy: applied again, then narrowed to member1.
+check "the policy applied again" 0 '^propagationpolicy.policy.karmada.io/nginx-propagation created$' -- fed apply -f "$KARMADA/nginx.yaml"
+wait_for "kubectl get pp -o wide shows it placing on member1 and member2 again" \
+  ' Deployment/nginx: member1,member2; HorizontalPodAutoscaler/nginx: member1,member2; Service/nginx-service: member1,member2$' -- fed get pp -o wide
+check "clusterNames narrowed to member1" 0 'propagationpolicy.policy.karmada.io/nginx-propagation patched' -- \
+  fed patch pp nginx-propagation --type=merge -p '{"spec":{"placement":{"clusterAffinity":{"clusterNames":["member1"]}}}}'
+wait_for "kubectl get pp -o wide follows: member1 only" \
+  ' Deployment/nginx: member1; HorizontalPodAutoscaler/nginx: member1; Service/nginx-service: member1$' -- fed get pp -o wide
+wait_for "and so do the members: the Deployment is on member1 only" '^deployment/nginx\|-\|-$' -- on_members deployment/nginx
 
 summary
