@@ -62,7 +62,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       karmada_(federation, informers_, events_, time, options.karmada),
       karmadaFederatedHpas_(informers_.informer(kFederatedHpas, enqueueingAllPolicies())),
       propagations_(makePropagations(federation)),
-      policyStatus_({federation, propagationPolicies_, clusterPropagationPolicies_, [this] { return federatedObjects(); }, *this}),
+      policyStatus_({federation, [this] { return propagationPolicies_.list(); }, [this] { return clusterPropagationPolicies_.list(); },
+                     [this] { return federatedObjects(); }, *this}),
       runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
                {{options.resyncPeriod, [this] { enqueueAll(); }},
                 {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {

@@ -85,11 +85,15 @@ void PolicyStatusReconciler::reconcile(const std::string& key) {
   const bool clusterScoped = slash == std::string::npos;
   const std::string ns = clusterScoped ? "" : key.substr(0, slash);
   const std::string name = clusterScoped ? key : key.substr(slash + 1);
-  const auto& informer = clusterScoped ? inputs_.clusterPropagationPolicies : inputs_.propagationPolicies;
-  const auto policy = informer.get(ns, name);
-  if (!policy || !metaField(*policy, "deletionTimestamp").empty()) return;
-  const json status = policyStatus(*policy, inputs_.objects(), inputs_.propagationPolicies.list(),
-                                   inputs_.clusterPropagationPolicies.list(), inputs_.members.members());
+  const std::vector<json> propagationPolicies = inputs_.propagationPolicies();
+  const std::vector<json> clusterPropagationPolicies = inputs_.clusterPropagationPolicies();
+  const auto& candidates = clusterScoped ? clusterPropagationPolicies : propagationPolicies;
+  const auto policy = std::find_if(candidates.begin(), candidates.end(), [&](const json& candidate) {
+    return metaField(candidate, "namespace") == ns && metaField(candidate, "name") == name;
+  });
+  if (policy == candidates.end() || !metaField(*policy, "deletionTimestamp").empty()) return;
+  const json status =
+      policyStatus(*policy, inputs_.objects(), propagationPolicies, clusterPropagationPolicies, inputs_.members.members());
   if (policy->value("status", json()) == status) return;
   const json patch = {{"metadata", {{"resourceVersion", metaField(*policy, "resourceVersion")}}}, {"status", status}};
   inputs_.federation.mergePatch(clusterScoped ? kClusterPropagationPolicies : kPropagationPolicies, ns, name, patch, "status");

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clusters/client/informer.h"
 #include "clusters/client/kube_client.h"
 #include "federation/controller/hpa_reconciler.h"
 #include "federation/controller/member_hpa.h"
@@ -47,8 +46,8 @@ class PolicyStatusReconciler {
  public:
   struct Inputs {
     clusters::KubeClient& federation;
-    const clusters::Informer& propagationPolicies;
-    const clusters::Informer& clusterPropagationPolicies;
+    std::function<std::vector<nlohmann::json>()> propagationPolicies;  // the caches' lists
+    std::function<std::vector<nlohmann::json>()> clusterPropagationPolicies;
     std::function<FederatedObjects()> objects;
     MemberClusters& members;
   };

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "federation/controller/propagation_policy.h"
+#include "test/federation/controller/fake_api.h"
+
 namespace fedhpa::controller {
 namespace {
 
@@ -118,6 +121,55 @@ TEST(PolicyStatus, ADeletedObjectOrPolicyIsNotListed) {
   EXPECT_EQ(policyStatus(pp, objects, {pp}, {}, kThreeReady)["placedCount"], 2) << "the Deployment and its HPA";
   pp["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
   EXPECT_EQ(policyStatus(pp, objects, {pp}, {}, kThreeReady)["placedCount"], 0);
+}
+
+class FixedMembers : public MemberClusters {
+ public:
+  std::vector<Member> list;
+  std::vector<Member> members() override { return list; }
+};
+
+class PolicyStatusReconcilerTest : public ::testing::Test {
+ protected:
+  PolicyStatusReconcilerTest() {
+    json pp = nginxPolicy();
+    pp["metadata"]["resourceVersion"] = "1";
+    api_.put(kPropagationPolicies, pp);
+    members_.list = kThreeReady;
+  }
+  std::vector<json> listed(const clusters::Resource& resource) {
+    std::vector<json> out;
+    for (const auto& [key, object] : api_.all(resource)) out.push_back(object);
+    return out;
+  }
+  json stored() { return *api_.peek(kPropagationPolicies, "default", "nginx-propagation"); }
+
+  testing::FakeApi api_;
+  FixedMembers members_;
+  FederatedObjects objects_ = nginxApp();
+  PolicyStatusReconciler reconciler_{{api_, [this] { return listed(kPropagationPolicies); },
+                                      [this] { return listed(kClusterPropagationPolicies); }, [this] { return objects_; },
+                                      members_}};
+};
+
+TEST_F(PolicyStatusReconcilerTest, WritesTheStatusOnceAndAgainOnlyWhenItChanges) {
+  reconciler_.reconcile("default/nginx-propagation");
+  EXPECT_EQ(stored()["status"]["placedCount"], 3);
+  EXPECT_EQ(stored()["spec"], nginxPolicy()["spec"]) << "only the status is written";
+  const int writes = api_.writes;
+  reconciler_.reconcile("default/nginx-propagation");
+  EXPECT_EQ(api_.writes, writes) << "nothing changed: nothing written";
+  members_.list = membersOf({{"member1", MemberHealth::Healthy}, {"member2", MemberHealth::Unknown}});
+  reconciler_.reconcile("default/nginx-propagation");
+  EXPECT_EQ(api_.writes, writes + 1);
+  EXPECT_EQ(stored()["status"]["placements"][0]["clusters"], json::array({"member1"}));
+}
+
+TEST_F(PolicyStatusReconcilerTest, APolicyGoneOrOfTheOtherKindIsLeftAlone) {
+  reconciler_.reconcile("default/elsewhere");
+  reconciler_.reconcile("nginx-propagation");  // a key without a namespace names a ClusterPropagationPolicy
+  EXPECT_EQ(api_.writes, 0);
+  EXPECT_FALSE(stored().contains("status"));
 }
 
 }  // namespace
