@@ -10,14 +10,6 @@ source "$HERE/lib.sh"
 
 start_up
 
-# "kind/name" present on each member, "-" where absent, e.g. "cm|cm|-".
-on_members() {
-  local out=""
-  for m in member1 member2 member3; do
-    if k --context=$m get "$1" -o name >/dev/null 2>&1; then out+="$1|"; else out+="-|"; fi
-  done
-  echo "${out%|}"
-}
 
 wait_for "members are Ready" '^member3 +https://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 check "label member2 region=eu" 0 'cluster.federation/member2 labeled' -- fed label cluster member2 region=eu

@@ -46,6 +46,14 @@ start_up() {
 }
 k() { kubectl --kubeconfig "$KUBECONFIG_FILE" --cache-dir "$E2E_DIR/cache" "$@"; }
 fed() { k --context=federation-cluster "$@"; }
+# "kind/name" present on each of start_up's members, "-" where absent, e.g. "svc|svc|-".
+on_members() {
+  local out=""
+  for m in member1 member2 member3; do
+    if k --context=$m get "$1" -o name >/dev/null 2>&1; then out+="$1|"; else out+="-|"; fi
+  done
+  echo "${out%|}"
+}
 
 stop_server() {
   local signal=${1:-TERM}

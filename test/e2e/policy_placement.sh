@@ -14,14 +14,6 @@ source "$HERE/lib.sh"
 
 start_up
 
-# "kind/name" present on each member, "-" where absent, e.g. "svc|svc|-".
-on_members() {
-  local out=""
-  for m in member1 member2 member3; do
-    if k --context=$m get "$1" -o name >/dev/null 2>&1; then out+="$1|"; else out+="-|"; fi
-  done
-  echo "${out%|}"
-}
 # "min max" of the nginx HPA on each member, "-" where it has none.
 limits() {
   local out=""
