@@ -41,9 +41,11 @@ Schema propagationSpecSchema() {
        {"weight", Schema::int64().describe("The weight (at least 1); a cluster several entries match takes the largest.")}});
   const Schema replicaScheduling = Schema::object(
       {{"replicaSchedulingType",
-        Schema::string().describe("Duplicated or Divided (default): fedhpa always divides a federated HPA's limits.")},
+        Schema::string().describe("Duplicated (every member runs all of a Deployment's replicas) or Divided (default); "
+                                  "a federated HPA's limits are always divided.")},
        {"replicaDivisionPreference",
-        Schema::string().describe("Weighted: the federated HPA's max is split by staticWeightList; Aggregated: by load.")},
+        Schema::string().describe("Weighted: a Deployment's replicas and a federated HPA's max are split by "
+                                  "staticWeightList; Aggregated: the max by load, replicas evenly.")},
        {"weightPreference",
         Schema::object({{"staticWeightList", Schema::arrayOf(staticWeight).describe("Weights per member cluster.")},
                         {"dynamicWeight", Schema::any().describe("Karmada's dynamic weights: not supported by fedhpa (refused).")}})
@@ -53,7 +55,8 @@ Schema propagationSpecSchema() {
   };
   const Schema placement = Schema::object(
       {{"clusterAffinity", clusterAffinitySchema().describe("Which member clusters the selected objects go to.")},
-       {"replicaScheduling", replicaScheduling.describe("How a federated HPA's limits are split over those clusters.")},
+       {"replicaScheduling", replicaScheduling.describe("How a Deployment's replicas and a federated HPA's limits are split over those "
+                                                    "clusters (absent: Deployments are duplicated).")},
        {"clusterAffinities", refused("Karmada's ordered cluster groups")},
        {"clusterTolerations", refused("Tolerations of Cluster taints")},
        {"spreadConstraints", refused("Karmada's spread constraints")},

@@ -4,18 +4,27 @@
 #include <set>
 
 #include "federation/controller/object_propagation.h"
+#include "partitioner/scratch.h"
+#include "partitioner/spread.h"
 
 namespace fedhpa::controller {
 
 const clusters::Resource kDeployments{"apps", "v1", "deployments", true};
 
-std::vector<long long> spreadEvenly(long long replicas, std::size_t members) {
-  std::vector<long long> out(members, 0);
-  if (members == 0) return out;
-  const long long each = replicas / static_cast<long long>(members);
-  const long long remainder = replicas % static_cast<long long>(members);
-  for (std::size_t i = 0; i < members; ++i) out[i] = each + (static_cast<long long>(i) < remainder ? 1 : 0);
-  return out;
+std::vector<long long> replicaShares(long long replicas,
+                                     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& placed,
+                                     const std::optional<Placement>& placement) {
+  if (placement && placement->duplicated) return std::vector<long long>(placed.size(), replicas);
+  std::vector<partitioner::Replicas> weights(placed.size(), 1);
+  if (placement && placement->staticWeights) {
+    const auto byCluster = placement->weightsOf(placed);
+    for (std::size_t i = 0; i < placed.size(); ++i) weights[i] = byCluster.at(placed[i].first);
+  }
+  const std::vector<partitioner::Replicas> caps(placed.size(), replicas);  // none binds
+  std::vector<partitioner::Replicas> shares(placed.size(), 0);
+  partitioner::Scratch scratch;
+  partitioner::spreadWeighted(replicas, weights, caps, shares, scratch);
+  return {shares.begin(), shares.end()};
 }
 
 DeploymentReconciler::DeploymentReconciler(ReconcilerContext context) : context_(context) {}
@@ -35,16 +44,21 @@ void DeploymentReconciler::reconcile(const std::string& key) {
   json federated = *cached;
   if (!hasFinalizer(federated, kFederationFinalizer))
     federated = context_.federation.mergePatch(kDeployments, ns, name, finalizerPatch(federated, kFederationFinalizer, true));
-  if (context_.policies)
-    if (const auto retain = retainPlacementPatch(federated, context_.policies->placementFor(refOf(federated, "apps/v1", "Deployment"))))
-      federated = context_.federation.mergePatch(kDeployments, ns, name, *retain);
+  const auto governing =
+      context_.policies ? context_.policies->placementFor(refOf(federated, "apps/v1", "Deployment")) : std::nullopt;
+  if (const auto retain = retainPlacementPatch(federated, governing))
+    federated = context_.federation.mergePatch(kDeployments, ns, name, *retain);
 
   // Where it goes: the HPA's clusters when one targets it, else every healthy, selected member.
   const bool hpaManaged = !annotationOf(federated, kHpaTargetClusterListAnnotation).empty();
-  const auto where = deploymentPlacement(federated, members, context_.policies);
+  const auto policy = effectivePlacement(governing, federated);
+  const auto where = deploymentPlacement(federated, members, policy);
   if (!where) return;
   const std::set<std::string>& placed = *where;
-  const auto shares = spreadEvenly(federated["spec"].value("replicas", 1LL), placed.size());
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> placedMembers;
+  for (const auto& member : members)
+    if (placed.count(member.name)) placedMembers.emplace_back(member.name, member.labels);
+  const auto shares = replicaShares(federated["spec"].value("replicas", 1LL), placedMembers, policy);
 
   long long replicas = 0, ready = 0, available = 0, updated = 0;
   std::size_t index = 0;

@@ -1,7 +1,9 @@
 #include "federation/controller/object_propagation.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <utility>
 
 #include "federation/api/machinery/patch.h"
 #include "federation/controller/cluster_selector.h"
@@ -97,8 +99,13 @@ const clusters::Lister* copiesOf(const Member& member, const clusters::Resource&
   return it == member.copies.end() ? nullptr : it->second.get();
 }
 
+std::optional<Placement> deploymentPolicy(const json& deployment, const PolicyCaches* policies) {
+  const auto governing = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
+  return effectivePlacement(governing, deployment);
+}
+
 std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
-                                                         const PolicyCaches* policies) {
+                                                         const std::optional<Placement>& policy) {
   std::set<std::string> placed;
   const std::string targetList = annotationOf(deployment, kHpaTargetClusterListAnnotation);
   if (!targetList.empty()) {
@@ -107,8 +114,19 @@ std::optional<std::set<std::string>> deploymentPlacement(const json& deployment,
       if (cluster.is_string()) placed.insert(cluster.get<std::string>());
     return placed;
   }
-  const auto governing = policies ? policies->placementFor(refOf(deployment, "apps/v1", "Deployment")) : std::nullopt;
-  return healthySelected(deployment, members, effectivePlacement(governing, deployment), "deployment");
+  auto selected = healthySelected(deployment, members, policy, "deployment");
+  if (!selected || !policy || !policy->staticWeights) return selected;
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> weighed;
+  for (const auto& member : members)
+    if (selected->count(member.name)) weighed.emplace_back(member.name, member.labels);
+  for (const auto& [cluster, weight] : policy->weightsOf(weighed))
+    if (weight == 0) selected->erase(cluster);
+  return selected;
+}
+
+std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
+                                                         const PolicyCaches* policies) {
+  return deploymentPlacement(deployment, members, deploymentPolicy(deployment, policies));
 }
 
 bool usesConfigMap(const json& deployment, const std::string& name) {

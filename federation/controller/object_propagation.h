@@ -29,10 +29,17 @@ std::vector<clusters::Resource> propagatedObjects();
 // The member's cache of fedhpa's copies of `resource` (nullptr: not watched there).
 const clusters::Lister* copiesOf(const Member& member, const clusters::Resource& resource);
 
+// The placement a federated Deployment follows: its governing policy's, else the one it retained
+// from a policy since deleted (nullopt: none, or no policies).
+std::optional<Placement> deploymentPolicy(const json& deployment, const PolicyCaches* policies);
+
 // The members a federated Deployment is placed on: the HPA's clusters when one targets it (the
 // HPA reconciler's annotation, which follows the HPA's policy), else every healthy member its
-// cluster selector selects and its propagation policy (if one governs it) places it on; nullopt
-// when that selector does not parse.
+// cluster selector selects and `policy` (if any) places it on, less those its static weights
+// weigh 0 (Karmada gives them no replicas); nullopt when that selector does not parse.
+std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
+                                                         const std::optional<Placement>& policy);
+// The same, `policy` being deploymentPolicy(deployment, policies).
 std::optional<std::set<std::string>> deploymentPlacement(const json& deployment, const std::vector<Member>& members,
                                                          const PolicyCaches* policies);
 

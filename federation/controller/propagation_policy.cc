@@ -156,8 +156,12 @@ Placement placementOf(const json& policy) {
   if (!placement.is_object()) return out;
   out.source = placement;
   out.affinity = affinityOf(placement.value("clusterAffinity", json()));
-  const json scheduling = placement.value("replicaScheduling", json::object());
-  if (!scheduling.is_object()) return out;
+  const json scheduling = placement.value("replicaScheduling", json());
+  if (!scheduling.is_object()) {
+    out.duplicated = true;  // Karmada: no replicaScheduling duplicates
+    return out;
+  }
+  out.duplicated = scheduling.value("replicaSchedulingType", "Divided") == "Duplicated";
   out.staticWeights = scheduling.value("replicaSchedulingType", "Divided") == "Divided" &&
                       scheduling.value("replicaDivisionPreference", "") == "Weighted";
   const json preference = scheduling.value("weightPreference", json::object());
@@ -203,10 +207,16 @@ std::optional<json> retainPlacementPatch(const json& object, const std::optional
   return json{{"metadata", {{"annotations", {{kRetainedPlacementAnnotation, value}}}}}};
 }
 
+PolicyCaches::PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies) {
+  if (propagationPolicies)
+    namespaced_ = [propagationPolicies](const std::string& ns) { return propagationPolicies->listNamespace(ns); };
+  if (clusterPropagationPolicies) clusterScoped_ = [clusterPropagationPolicies] { return clusterPropagationPolicies->list(); };
+}
+
 std::optional<Placement> PolicyCaches::placementFor(const ObjectRef& object) const {
   if (!namespaced_ && !clusterScoped_) return std::nullopt;
-  return governingPlacement(object, namespaced_ ? namespaced_->listNamespace(object.namespaceName) : std::vector<json>{},
-                            clusterScoped_ ? clusterScoped_->list() : std::vector<json>{});
+  return governingPlacement(object, namespaced_ ? namespaced_(object.namespaceName) : std::vector<json>{},
+                            clusterScoped_ ? clusterScoped_() : std::vector<json>{});
 }
 
 std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optional<json>& target,
@@ -233,8 +243,8 @@ std::optional<Placement> PolicyCaches::hpaPlacement(const json& hpa, const clust
   std::optional<json> target;
   if (targetRef.is_object() && targetRef.value("kind", "") == "Deployment")
     target = deployments.get(ns, targetRef.value("name", ""));
-  return governingHpaPlacement(hpa, target, namespaced_ ? namespaced_->listNamespace(ns) : std::vector<json>{},
-                               clusterScoped_ ? clusterScoped_->list() : std::vector<json>{});
+  return governingHpaPlacement(hpa, target, namespaced_ ? namespaced_(ns) : std::vector<json>{},
+                               clusterScoped_ ? clusterScoped_() : std::vector<json>{});
 }
 
 }  // namespace fedhpa::controller

@@ -9,9 +9,11 @@
 // governs nothing.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,9 @@ struct Placement {
   bool retained = false;        // read from that annotation: the policy that placed the object is gone
   std::string resourceVersion;  // of that policy: a change of it replans what it governs
   ClusterAffinity affinity;
+  // Duplicated (Karmada's reading of a placement without replicaScheduling too): a Deployment no
+  // HPA targets runs all its replicas on every placed member.
+  bool duplicated = false;
   // Divided with Weighted and static weights (or no weightPreference, which weighs every placed
   // cluster equally): the federated HPA's max is split by these, not by load.
   bool staticWeights = false;
@@ -101,15 +106,19 @@ std::optional<nlohmann::json> retainPlacementPatch(const nlohmann::json& object,
 // The federation's caches of both policy kinds. Either may be absent (a test without policies).
 class PolicyCaches {
  public:
-  PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies)
-      : namespaced_(propagationPolicies), clusterScoped_(clusterPropagationPolicies) {}
+  using NamespaceList = std::function<std::vector<nlohmann::json>(const std::string& namespaceName)>;
+  using List = std::function<std::vector<nlohmann::json>()>;
+  PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies);
+  // The lists read through functions (a unit test's own lists); an empty function: no policies.
+  PolicyCaches(NamespaceList propagationPolicies, List clusterPropagationPolicies)
+      : namespaced_(std::move(propagationPolicies)), clusterScoped_(std::move(clusterPropagationPolicies)) {}
   std::optional<Placement> placementFor(const ObjectRef& object) const;
   // governingHpaPlacement, its target read from `deployments`.
   std::optional<Placement> hpaPlacement(const nlohmann::json& hpa, const clusters::Lister& deployments) const;
 
  private:
-  const clusters::Informer* namespaced_;
-  const clusters::Informer* clusterScoped_;
+  NamespaceList namespaced_;
+  List clusterScoped_;
 };
 
 }  // namespace fedhpa::controller

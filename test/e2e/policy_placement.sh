@@ -6,7 +6,8 @@
 # moved to 2:1 moves max to 7/3 with Σ max never above 10 while it moves; deleting the policy
 # leaves everything where it is (Karmada's behaviour); a Karmada field fedhpa does not act on is
 # refused by name; `kubectl get pp -o wide` names what the policy placed where and follows a change
-# of its clusterNames. Usage: policy_placement.sh fedhpa
+# of its clusterNames; a Deployment no HPA targets has its replicas divided by a policy's static
+# weights, or duplicated on every member. Usage: policy_placement.sh fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 KARMADA=$HERE/../../manifests/karmada
@@ -99,5 +100,56 @@ check "clusterNames narrowed to member1" 0 'propagationpolicy.policy.karmada.io/
 wait_for "kubectl get pp -o wide follows: member1 only" \
   ' Deployment/nginx: member1; HorizontalPodAutoscaler/nginx: member1; Service/nginx-service: member1$' -- fed get pp -o wide
 wait_for "and so do the members: the Deployment is on member1 only" '^deployment/nginx\|-\|-$' -- on_members deployment/nginx
+
+# A Deployment no HPA targets: its replicas follow the policy's replicaScheduling, as Karmada
+# schedules them. Static weights 2:1 divide 6 into 4/2; Duplicated runs all 6 on each member.
+cat >"$E2E_DIR/plain.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: plain
+spec:
+  replicas: 6
+  selector:
+    matchLabels: {app: plain}
+  template:
+    metadata:
+      labels: {app: plain}
+    spec:
+      containers:
+      - {name: plain, image: nginx}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: plain-propagation
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: plain}
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [member1]}, weight: 2}
+        - {targetCluster: {clusterNames: [member2]}, weight: 1}
+YAML
+# spec.replicas of the plain Deployment on each member, "-" where it has none.
+plain_replicas() {
+  local out=""
+  for m in member1 member2 member3; do
+    out+=$(k --context=$m get deployment plain -o 'jsonpath={.spec.replicas}' 2>/dev/null || echo "-")"|"
+  done
+  echo "${out%|}"
+}
+check "a Deployment without an HPA and its weighted policy" 0 'propagationpolicy.policy.karmada.io/plain-propagation created' -- \
+  fed apply -f "$E2E_DIR/plain.yaml"
+wait_for "its 6 replicas are divided 2:1: 4 on member1, 2 on member2, none on member3" '^4\|2\|-$' -- plain_replicas
+check "the policy switched to Duplicated" 0 'propagationpolicy.policy.karmada.io/plain-propagation patched' -- \
+  fed patch pp plain-propagation --type=merge -p '{"spec":{"placement":{"replicaScheduling":{"replicaSchedulingType":"Duplicated","replicaDivisionPreference":null,"weightPreference":null}}}}'
+wait_for "every placed member runs all 6" '^6\|6\|-$' -- plain_replicas
 
 summary
