@@ -53,7 +53,8 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                          [this](const json& last) { onFederatedDeployment(last); }})),
       propagationPolicies_(informers_.informer(kPropagationPolicies, policyHandlers())),
       clusterPropagationPolicies_(informers_.informer(kClusterPropagationPolicies, policyHandlers())),
-      policies_(&propagationPolicies_, &clusterPropagationPolicies_),
+      policies_(&propagationPolicies_, &clusterPropagationPolicies_,
+                [this](const std::string& ns, const std::string& name) { return karmadaFederatedHpas_.get(ns, name); }),
       reconciler_({federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_,
                    [this](const std::string& key) { queue_.add(key); }, &policies_},
                   options.policy),
@@ -68,6 +69,13 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                {{options.resyncPeriod, [this] { enqueueAll(); }},
                 {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {
   informers_.informer(kHpas, enqueueingAllPolicies());
+  // A policy's labelSelector may select a FederatedHPA: a change of its labels may move its HPA
+  // (which has its name).
+  informers_.informer(kFederatedHpas, {{}, [this](const json& before, const json& after) {
+                                         if (before["metadata"].value("labels", json()) != after["metadata"].value("labels", json()))
+                                           queue_.add(clusters::objectKey(after));
+                                       },
+                                       {}});
   for (const auto& propagation : propagations_) informers_.informer(propagation->resource, enqueueingAllPolicies());
 }
 

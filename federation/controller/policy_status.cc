@@ -60,8 +60,13 @@ json policyStatus(const json& policy, const FederatedObjects& objects, const std
       for (const auto& deployment : objects.deployments)
         if (metaField(deployment, "namespace") == metaField(hpa, "namespace") && metaField(deployment, "name") == targetRef.value("name", ""))
           target = deployment;
+    std::optional<json> owner;
+    if (const std::string ownerName = owningFederatedHpa(hpa); !ownerName.empty())
+      for (const auto& federatedHpa : objects.federatedHpas)
+        if (metaField(federatedHpa, "namespace") == metaField(hpa, "namespace") && metaField(federatedHpa, "name") == ownerName)
+          owner = federatedHpa;
     addIfGoverned(governed, name, hpa, refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler"),
-                  governingHpaPlacement(hpa, target, propagationPolicies, clusterPropagationPolicies), members);
+                  governingHpaPlacement(hpa, target, owner, propagationPolicies, clusterPropagationPolicies), members);
   }
   std::sort(governed.begin(), governed.end(), [](const Governed& a, const Governed& b) {
     return std::tie(a.ref.kind, a.ref.namespaceName, a.ref.name) < std::tie(b.ref.kind, b.ref.namespaceName, b.ref.name);

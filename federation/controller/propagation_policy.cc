@@ -207,7 +207,9 @@ std::optional<json> retainPlacementPatch(const json& object, const std::optional
   return json{{"metadata", {{"annotations", {{kRetainedPlacementAnnotation, value}}}}}};
 }
 
-PolicyCaches::PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies) {
+PolicyCaches::PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies,
+                           Get federatedHpas)
+    : federatedHpas_(std::move(federatedHpas)) {
   if (propagationPolicies)
     namespaced_ = [propagationPolicies](const std::string& ns) { return propagationPolicies->listNamespace(ns); };
   if (clusterPropagationPolicies) clusterScoped_ = [clusterPropagationPolicies] { return clusterPropagationPolicies->list(); };
@@ -219,15 +221,25 @@ std::optional<Placement> PolicyCaches::placementFor(const ObjectRef& object) con
                             clusterScoped_ ? clusterScoped_() : std::vector<json>{});
 }
 
-std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optional<json>& target,
+std::string owningFederatedHpa(const json& hpa) {
+  const json owners = hpa.value("metadata", json::object()).value("ownerReferences", json::array());
+  for (const auto& owner : owners.is_array() ? owners : json::array())
+    if (owner.is_object() && owner.value("kind", "") == "FederatedHPA") return owner.value("name", "");
+  return "";
+}
+
+std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner,
                                                const std::vector<json>& propagationPolicies,
                                                const std::vector<json>& clusterPropagationPolicies) {
   const auto governing = [&](const ObjectRef& ref) { return governingPlacement(ref, propagationPolicies, clusterPropagationPolicies); };
   if (auto own = governing(refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler"))) return own;
   const std::string ns = metaField(hpa, "namespace");
-  for (const auto& owner : hpa.value("metadata", json::object()).value("ownerReferences", json::array())) {
-    if (!owner.is_object() || owner.value("kind", "") != "FederatedHPA") continue;
-    if (auto owners = governing({owner.value("apiVersion", ""), "FederatedHPA", ns, owner.value("name", ""), {}})) return owners;
+  const json owners = hpa.value("metadata", json::object()).value("ownerReferences", json::array());
+  for (const auto& reference : owners.is_array() ? owners : json::array()) {
+    if (!reference.is_object() || reference.value("kind", "") != "FederatedHPA") continue;
+    ObjectRef ref{reference.value("apiVersion", ""), "FederatedHPA", ns, reference.value("name", ""), {}};
+    if (owner && metaField(*owner, "name") == ref.name) ref.labels = refOf(*owner, "", "").labels;
+    if (auto byOwner = governing(ref)) return byOwner;
   }
   const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
   if (!targetRef.is_object() || targetRef.value("name", "").empty()) return std::nullopt;
@@ -243,7 +255,9 @@ std::optional<Placement> PolicyCaches::hpaPlacement(const json& hpa, const clust
   std::optional<json> target;
   if (targetRef.is_object() && targetRef.value("kind", "") == "Deployment")
     target = deployments.get(ns, targetRef.value("name", ""));
-  return governingHpaPlacement(hpa, target, namespaced_ ? namespaced_(ns) : std::vector<json>{},
+  std::optional<json> owner;
+  if (const std::string name = owningFederatedHpa(hpa); !name.empty() && federatedHpas_) owner = federatedHpas_(ns, name);
+  return governingHpaPlacement(hpa, target, owner, namespaced_ ? namespaced_(ns) : std::vector<json>{},
                                clusterScoped_ ? clusterScoped_() : std::vector<json>{});
 }
 

@@ -86,11 +86,15 @@ Placement placementOf(const nlohmann::json& policy);
 std::optional<Placement> governingPlacement(const ObjectRef& object, const std::vector<nlohmann::json>& propagationPolicies,
                                             const std::vector<nlohmann::json>& clusterPropagationPolicies);
 
+// The name of the FederatedHPA that owns a federated HPA (its ownerReferences); "" when none does.
+std::string owningFederatedHpa(const nlohmann::json& hpa);
+
 // A federated HPA's placement: a policy selecting the HPA itself (in autoscaling/v1 or v2), else
-// one selecting the FederatedHPA that owns it, else one selecting its scale target (`target`: the
-// federated Deployment, for its labels), so that Karmada's guide, whose policy selects the
-// Deployment, places its HPA.
+// one selecting the FederatedHPA that owns it (`owner`: that FederatedHPA, for its labels), else
+// one selecting its scale target (`target`: the federated Deployment, for its labels), so that
+// Karmada's guide, whose policy selects the Deployment, places its HPA.
 std::optional<Placement> governingHpaPlacement(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
+                                               const std::optional<nlohmann::json>& owner,
                                                const std::vector<nlohmann::json>& propagationPolicies,
                                                const std::vector<nlohmann::json>& clusterPropagationPolicies);
 
@@ -108,17 +112,25 @@ class PolicyCaches {
  public:
   using NamespaceList = std::function<std::vector<nlohmann::json>(const std::string& namespaceName)>;
   using List = std::function<std::vector<nlohmann::json>()>;
-  PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies);
+  // One object by namespace and name (nullopt: not there).
+  using Get = std::function<std::optional<nlohmann::json>(const std::string& namespaceName, const std::string& name)>;
+  // `federatedHpas` finds the FederatedHPAs that own HPAs, whose labels a policy's labelSelector
+  // reads (empty: such a selector sees none).
+  PolicyCaches(const clusters::Informer* propagationPolicies, const clusters::Informer* clusterPropagationPolicies,
+               Get federatedHpas = {});
   // The lists read through functions (a unit test's own lists); an empty function: no policies.
-  PolicyCaches(NamespaceList propagationPolicies, List clusterPropagationPolicies)
-      : namespaced_(std::move(propagationPolicies)), clusterScoped_(std::move(clusterPropagationPolicies)) {}
+  PolicyCaches(NamespaceList propagationPolicies, List clusterPropagationPolicies, Get federatedHpas = {})
+      : namespaced_(std::move(propagationPolicies)),
+        clusterScoped_(std::move(clusterPropagationPolicies)),
+        federatedHpas_(std::move(federatedHpas)) {}
   std::optional<Placement> placementFor(const ObjectRef& object) const;
-  // governingHpaPlacement, its target read from `deployments`.
+  // governingHpaPlacement, its target read from `deployments`, its owner from the FederatedHPAs.
   std::optional<Placement> hpaPlacement(const nlohmann::json& hpa, const clusters::Lister& deployments) const;
 
  private:
   NamespaceList namespaced_;
   List clusterScoped_;
+  Get federatedHpas_;
 };
 
 }  // namespace fedhpa::controller

@@ -29,6 +29,13 @@ json deploymentSelector(std::optional<std::string> name = std::nullopt, std::opt
   return selector;
 }
 
+// A cache holding no Deployments.
+class EmptyLister : public clusters::Lister {
+ public:
+  bool hasSynced() const override { return true; }
+  std::optional<json> get(const std::string&, const std::string&) const override { return std::nullopt; }
+};
+
 const ObjectRef kNginx{"apps/v1", "Deployment", "default", "nginx", {{"app", "nginx"}}};
 
 std::string winnerOf(const ObjectRef& object, const std::vector<json>& pps, const std::vector<json>& cpps = {}) {
@@ -77,17 +84,45 @@ TEST(PropagationPolicyMatching, AnHpaFollowsItsOwnPolicyElseItsFederatedHpasElse
     "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}}})");
   const json deployment = {{"metadata", {{"name", "nginx"}, {"namespace", "default"}, {"labels", {{"app", "nginx"}}}}}};
   const json byTargetLabels = policy("default", "by-labels", deploymentSelector(std::nullopt, json{{"app", "nginx"}}), {"member1"});
-  const auto viaTarget = governingHpaPlacement(hpa, deployment, {byTargetLabels}, {});
+  const auto viaTarget = governingHpaPlacement(hpa, deployment, std::nullopt, {byTargetLabels}, {});
   ASSERT_TRUE(viaTarget);
   EXPECT_EQ(viaTarget->policy, "PropagationPolicy default/by-labels");
-  EXPECT_FALSE(governingHpaPlacement(hpa, std::nullopt, {byTargetLabels}, {})) << "the target's labels are not known";
+  EXPECT_FALSE(governingHpaPlacement(hpa, std::nullopt, std::nullopt, {byTargetLabels}, {})) << "the target's labels are not known";
 
   const json byOwner = policy("default", "by-owner",
                               {{"apiVersion", "autoscaling.karmada.io/v1alpha1"}, {"kind", "FederatedHPA"}, {"name", "nginx-fhpa"}}, {"member2"});
-  EXPECT_EQ(governingHpaPlacement(hpa, deployment, {byTargetLabels, byOwner}, {})->policy, "PropagationPolicy default/by-owner");
+  EXPECT_EQ(governingHpaPlacement(hpa, deployment, std::nullopt, {byTargetLabels, byOwner}, {})->policy, "PropagationPolicy default/by-owner");
   const json byHpaV1 = policy("default", "by-hpa", {{"apiVersion", "autoscaling/v1"}, {"kind", "HorizontalPodAutoscaler"}}, {"member3"});
-  EXPECT_EQ(governingHpaPlacement(hpa, deployment, {byTargetLabels, byOwner, byHpaV1}, {})->policy, "PropagationPolicy default/by-hpa")
+  EXPECT_EQ(governingHpaPlacement(hpa, deployment, std::nullopt, {byTargetLabels, byOwner, byHpaV1}, {})->policy, "PropagationPolicy default/by-hpa")
       << "an HPA is one object in autoscaling/v1 and v2";
+}
+
+TEST(PropagationPolicyMatching, ALabelSelectorSelectsTheFederatedHpaOwningAnHpaByItsLabels) {
+  const json hpa = json::parse(R"({"metadata": {"name": "nginx", "namespace": "default",
+      "ownerReferences": [{"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "nginx"}]},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}}})");
+  const json owner = {{"metadata", {{"name", "nginx"}, {"namespace", "default"}, {"labels", {{"team", "web"}}}}}};
+  const json byOwnerLabels = policy("default", "by-owner-labels",
+                                    {{"apiVersion", "autoscaling.karmada.io/v1alpha1"},
+                                     {"kind", "FederatedHPA"},
+                                     {"labelSelector", {{"matchLabels", {{"team", "web"}}}}}},
+                                    {"member2"});
+  const auto placed = governingHpaPlacement(hpa, std::nullopt, owner, {byOwnerLabels}, {});
+  ASSERT_TRUE(placed);
+  EXPECT_EQ(placed->policy, "PropagationPolicy default/by-owner-labels");
+  EXPECT_FALSE(governingHpaPlacement(hpa, std::nullopt, std::nullopt, {byOwnerLabels}, {})) << "the owner's labels are not known";
+  json otherTeam = owner;
+  otherTeam["metadata"]["labels"]["team"] = "batch";
+  EXPECT_FALSE(governingHpaPlacement(hpa, std::nullopt, otherTeam, {byOwnerLabels}, {}));
+
+  // The controller's caches: the owner is looked up by the HPA's ownerReference.
+  const PolicyCaches caches{[&](const std::string&) { return std::vector<json>{byOwnerLabels}; }, PolicyCaches::List{},
+                            [&](const std::string& ns, const std::string& name) {
+                              return ns == "default" && name == "nginx" ? std::optional<json>(owner) : std::nullopt;
+                            }};
+  const auto cached = caches.hpaPlacement(hpa, EmptyLister{});
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->policy, "PropagationPolicy default/by-owner-labels");
 }
 
 TEST(PropagationPolicyPlacement, ClusterAffinityIsNamesMinusExcludeAndLabels) {
