@@ -24,9 +24,12 @@ constexpr int kDefaultTargetUtilization = 80;  // kube-controller-manager's, for
 std::vector<std::shared_ptr<const api::ResourceType>> memberResources() {
   auto resources = api::federationResources();
   std::erase_if(resources, [](const auto& type) { return type->names().resource == "clusters"; });
-  // kube-apiserver's HPA table, without the federation's per-cluster column.
-  for (auto& type : resources)
+  // kube-apiserver's HPA table, without the federation's per-cluster column; Services whose
+  // cluster IPs and node ports the member allocates (service_allocator.h).
+  for (auto& type : resources) {
     if (type->names().resource == "horizontalpodautoscalers") type = api::horizontalPodAutoscalerType(false);
+    if (type->names().resource == "services") type = api::serviceType(true);
+  }
   resources.push_back(api::serviceAccountType());
   return resources;
 }
@@ -117,6 +120,7 @@ apiserver::ApiServerOptions apiServerOptions(const MemberSimulatorOptions& optio
 
 MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
     : options_(std::move(options)),
+      serviceAllocator_(options_.services, [this](const std::string& ns, const std::string& name) { return storedService(ns, name); }),
       tokens_(time_, [this](const std::string& ns, const std::string& name) { return serviceAccountUid(ns, name); },
               options_.tokenLifetimes),
       faults_(std::make_shared<NetworkFaults>(
@@ -127,6 +131,17 @@ MemberSimulator::MemberSimulator(MemberSimulatorOptions options)
       deployments_(storeOf(*server_, "apps", "deployments")),
       events_(storeOf(*server_, "", "events")) {
   serviceAccounts_ = &storeOf(*server_, "", "serviceaccounts");
+  services_ = &storeOf(*server_, "", "services");
+  services_->setWriteHooks(serviceAllocator_.hooks());
+}
+
+std::optional<json> MemberSimulator::storedService(const std::string& namespaceName, const std::string& name) {
+  try {
+    return services_->get(namespaceName, name);
+  } catch (const api::ApiError& error) {
+    if (error.code() == 404) return std::nullopt;
+    throw;
+  }
 }
 
 std::optional<std::string> MemberSimulator::serviceAccountUid(const std::string& namespaceName, const std::string& name) {

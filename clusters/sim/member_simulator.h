@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "clusters/sim/model/hpa_model.h"
 #include "clusters/sim/network_faults.h"
 #include "clusters/sim/service_account_tokens.h"
+#include "clusters/sim/service_allocator.h"
 #include "federation/apiserver/api_server.h"
 #include "federation/common/time_source.h"
 
@@ -41,6 +43,8 @@ struct MemberSimulatorOptions {
   apiserver::authz::AuthorizationMode authorization = apiserver::authz::AuthorizationMode::AlwaysAllow;
   // The tokens of the serviceaccounts/token subresource, which the member always authenticates.
   TokenLifetimes tokenLifetimes;
+  // The service CIDR and node port range Services are allocated from.
+  ServiceAllocatorOptions services;
 };
 
 class MemberSimulator {
@@ -67,10 +71,14 @@ class MemberSimulator {
   void syncDeployments(TimePoint now);
   std::vector<Pod> podsOf(const nlohmann::json& deployment, TimePoint now);
   std::optional<std::string> serviceAccountUid(const std::string& namespaceName, const std::string& name);
+  std::optional<nlohmann::json> storedService(const std::string& namespaceName, const std::string& name);
   void syncHpa(const nlohmann::json& hpa, TimePoint now);
   void recordEvent(const nlohmann::json& object, const SyncResult::Event& event, TimePoint now);
 
   MemberSimulatorOptions options_;
+  // Before the server: the Service store's write hooks use it until the server stops.
+  ServiceAllocator serviceAllocator_;
+  apiserver::ResourceStore* services_ = nullptr;
   RealTimeSource time_;  // tokens' issue and expiry times
   // Before the server: its authenticator and token subresource use them until it stops.
   ServiceAccountTokens tokens_;

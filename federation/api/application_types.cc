@@ -126,12 +126,19 @@ Schema serviceSchema() {
 
 bool isExternalName(const json& spec) { return spec.value("type", "ClusterIP") == "ExternalName"; }
 
+// An IPv4 address in dotted-quad form (the member-sim's clusters are IPv4 single-stack).
+bool isIPv4(const std::string& text) {
+  static const std::regex kDottedQuad(R"((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})");
+  return std::regex_match(text, kDottedQuad);
+}
+
 class ServiceType : public BasicResourceType {
  public:
-  ServiceType()
+  explicit ServiceType(bool allocatedAddresses)
       : BasicResourceType(ResourceNames{"", {"v1"}, "v1", "Service", "services", "service", true, {"svc"}, {"all"},
                                         allVerbs(), {{"status", "", "v1", "Service"}}},
-                          {{"v1", serviceSchema()}}, NameRule::DnsLabel) {}
+                          {{"v1", serviceSchema()}}, NameRule::DnsLabel),
+        allocatedAddresses_(allocatedAddresses) {}
 
   // kube-apiserver's v1 defaults (SetDefaults_Service) for the fields kept.
   void applyDefaults(json& internal) const override {
@@ -162,17 +169,8 @@ class ServiceType : public BasicResourceType {
     if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end())
       causes.push_back(fieldNotSupported("spec.type", type, kTypes));
     const std::string clusterIP = spec.value("clusterIP", "");
-    if (!clusterIP.empty() && clusterIP != "None")
-      causes.push_back(fieldInvalid("spec.clusterIP", clusterIP,
-                                    "the federation allocates no cluster IPs: leave it empty (each member allocates "
-                                    "its own) or set None for a headless Service"));
-    for (const auto& ip : spec.value("clusterIPs", json::array()))
-      if (ip.is_string() && ip != "None" && ip != clusterIP)
-        causes.push_back(fieldInvalid("spec.clusterIPs", ip, "the federation allocates no cluster IPs"));
-    if (old) {
-      const std::string oldIP = old->value("spec", json::object()).value("clusterIP", "");
-      if (oldIP != clusterIP) causes.push_back(fieldInvalid("spec.clusterIP", clusterIP, "field is immutable"));
-    }
+    if (allocatedAddresses_) validateAllocatedIPs(spec, old, causes);
+    else validateNoIPs(spec, old, causes);
     if (type == "ExternalName") {
       if (spec.value("externalName", "").empty()) causes.push_back(fieldRequired("spec.externalName"));
     } else if (clusterIP != "None" && spec.value("ports", json::array()).empty()) {
@@ -238,6 +236,42 @@ class ServiceType : public BasicResourceType {
   std::vector<std::pair<std::string, std::string>> listMergeKeys() const override { return {{"spec.ports", "port"}}; }
 
  private:
+  // The federation's: no addresses of its own; clusterIP empty or None, and never changed.
+  static void validateNoIPs(const json& spec, const json* old, std::vector<StatusCause>& causes) {
+    const std::string clusterIP = spec.value("clusterIP", "");
+    if (!clusterIP.empty() && clusterIP != "None")
+      causes.push_back(fieldInvalid("spec.clusterIP", clusterIP,
+                                    "the federation allocates no cluster IPs: leave it empty (each member allocates "
+                                    "its own) or set None for a headless Service"));
+    for (const auto& ip : spec.value("clusterIPs", json::array()))
+      if (ip.is_string() && ip != "None" && ip != clusterIP)
+        causes.push_back(fieldInvalid("spec.clusterIPs", ip, "the federation allocates no cluster IPs"));
+    if (old) {
+      const std::string oldIP = old->value("spec", json::object()).value("clusterIP", "");
+      if (oldIP != clusterIP) causes.push_back(fieldInvalid("spec.clusterIP", clusterIP, "field is immutable"));
+    }
+  }
+  // A member cluster's (kube-apiserver's, IPv4 single-stack): clusterIP an address (or None),
+  // clusterIPs[0] the same, and neither changed once set unless the Service is or becomes an
+  // ExternalName one. The allocator has filled in what the request left empty by then.
+  static void validateAllocatedIPs(const json& spec, const json* old, std::vector<StatusCause>& causes) {
+    const std::string clusterIP = spec.value("clusterIP", "");
+    if (!clusterIP.empty() && clusterIP != "None" && !isIPv4(clusterIP))
+      causes.push_back(fieldInvalid("spec.clusterIPs[0]", clusterIP, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+    const json clusterIPs = spec.value("clusterIPs", json::array());
+    if (clusterIPs.is_array() && !clusterIPs.empty() && !clusterIP.empty() && clusterIPs[0] != clusterIP)
+      causes.push_back(fieldInvalid("spec.clusterIPs[0]", clusterIPs[0], "must match `clusterIP`"));
+    if (clusterIPs.is_array() && clusterIPs.size() > 1)
+      causes.push_back(fieldInvalid("spec.clusterIPs[1]", clusterIPs[1], "may not be set when `ipFamilyPolicy` is 'SingleStack'"));
+    if (!old || isExternalName(spec)) return;
+    const json oldSpec = old->value("spec", json::object());
+    const std::string oldIP = oldSpec.value("clusterIP", "");
+    if (isExternalName(oldSpec) || oldIP.empty() || oldIP == clusterIP) return;
+    causes.push_back({"FieldValueInvalid", "Invalid value: []string{" + quoted(clusterIP) + "}: may not change once set",
+                      "spec.clusterIPs[0]"});
+  }
+
+  bool allocatedAddresses_;
   // kube's printer: ExternalName's name; else external IPs and load balancer ingress; <pending> for a
   // LoadBalancer without ingress yet; <none>.
   static std::string externalIP(const json& internal) {
@@ -281,6 +315,8 @@ class ServiceType : public BasicResourceType {
 }  // namespace
 
 std::shared_ptr<const ResourceType> configMapType() { return std::make_shared<ConfigMapType>(); }
-std::shared_ptr<const ResourceType> serviceType() { return std::make_shared<ServiceType>(); }
+std::shared_ptr<const ResourceType> serviceType(bool allocatedAddresses) {
+  return std::make_shared<ServiceType>(allocatedAddresses);
+}
 
 }  // namespace fedhpa::api

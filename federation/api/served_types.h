@@ -16,7 +16,9 @@ std::shared_ptr<const ResourceType> secretType();
 std::shared_ptr<const ResourceType> eventType();
 // core v1 ConfigMap and Service, federated with the Deployments that use them.
 std::shared_ptr<const ResourceType> configMapType();
-std::shared_ptr<const ResourceType> serviceType();
+// allocatedAddresses: a member cluster's Services (the member-sim's), whose cluster IP the
+// cluster allocates (clusterIP may be set, then immutable); else the federation's, which has none.
+std::shared_ptr<const ResourceType> serviceType(bool allocatedAddresses = false);
 std::shared_ptr<const ResourceType> leaseType();
 // core/v1 ServiceAccount with its token subresource; the member-sim serves it, the federation does not.
 std::shared_ptr<const ResourceType> serviceAccountType();

@@ -220,6 +220,7 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   if (type_->hasStatusSubresource()) object.erase("status");
   api::machinery::canonicalizeQuantities(object);  // kube stores a quantity in canonical form: "0.5" as "500m"
   type_->applyDefaults(object);
+  PendingWrite pending(hooks_.beginCreate ? hooks_.beginCreate(object) : WriteHooks::Finish{});
   validateOrThrow(object, nullptr);
   if (names.namespaced && namespaceAdmission_) namespaceAdmission_(namespaceName);
   if (dryRun) {
@@ -232,6 +233,7 @@ json ResourceStore::create(const std::string& namespaceName, json object, bool d
   try {
     object["metadata"].erase("resourceVersion");  // at most "" (refused otherwise above); never stored
     const storage::KeyValue stored = storage_.create(key(namespaceName, metaString(object, "name")), object.dump());
+    pending.finish(true);
     return withResourceVersion(std::move(object), stored.modRevision);  // not parsed back from the bytes
   } catch (const StorageError& error) {
     if (error.code() == StorageError::Code::AlreadyExists)
@@ -335,7 +337,7 @@ std::optional<ListPage> ResourceStore::readList(const ListRequest& request,
   return page;
 }
 
-json ResourceStore::prepareUpdate(const json& current, json proposed, Subresource subresource) const {
+json ResourceStore::prepareUpdate(const json& current, json proposed, Subresource subresource, PendingWrite& pending) const {
   if (!proposed.is_object()) throw api::ApiError::badRequest("the body of the request must be an object");
   const auto& names = type_->names();
   const auto proposedVersion = resourceVersionOf(proposed);
@@ -401,6 +403,7 @@ json ResourceStore::prepareUpdate(const json& current, json proposed, Subresourc
                                      {api::fieldInvalid("metadata.finalizers", finalizer,
                                                         "no new finalizers can be added if the object is being deleted")});
   }
+  if (subresource == Subresource::Main && hooks_.beginUpdate) pending = PendingWrite(hooks_.beginUpdate(current, next));
   validateOrThrow(next, &current);
   if (specDiffers(next, current))
     next["metadata"]["generation"] = current["metadata"].value("generation", std::int64_t{0}) + 1;
@@ -453,14 +456,17 @@ json ResourceStore::update(const std::string& namespaceName, const std::string& 
       if (!guessed) read = readCurrent(namespaceName, name);
       const auto& [currentKv, current] = *read;
       json next;
+      PendingWrite pending;
       try {
-        next = prepareUpdate(current, transform(current), subresource);
+        next = prepareUpdate(current, transform(current), subresource, pending);
       } catch (const api::ApiError&) {
         if (guessed) continue;
         throw;
       }
       if (guessed && next == current) continue;
-      return commitUpdate(currentKv, current, next, dryRun);
+      json written = commitUpdate(currentKv, current, next, dryRun);
+      pending.finish(!dryRun);
+      return written;
     } catch (const StorageError& error) {
       // Someone wrote between our read and our write; a proposal without a resourceVersion is
       // recomputed from the new state (kube-apiserver's GuaranteedUpdate), up to a bound.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "federation/api/resource.h"
@@ -104,10 +105,24 @@ struct StoreWatchEvent {
 // NamespaceLifecycle admission). Throws ApiError; unset for cluster-scoped resources.
 using NamespaceAdmission = std::function<void(const std::string& namespaceName)>;
 
+// kube-apiserver's BeginCreate and BeginUpdate (genericregistry.Store): a resource's own step
+// between defaulting and validation, given the object about to be written (and, on update, the
+// stored one). It may change the object (an allocator fills in what it allocated) or throw an
+// ApiError. What it returns is called once the write is committed (true) or abandoned (false:
+// refused, retried after a conflict, a dry run), so that an allocator gives back what an
+// abandoned write took. Writes to the status subresource do not call it.
+struct WriteHooks {
+  using Finish = std::function<void(bool committed)>;
+  std::function<Finish(json& object)> beginCreate;
+  std::function<Finish(const json& current, json& next)> beginUpdate;
+};
+
 class ResourceStore {
  public:
   ResourceStore(std::shared_ptr<const api::ResourceType> type, storage::Storage& storage,
                 NamespaceAdmission namespaceAdmission = {});
+  // Before the server serves: the hooks are read without a lock.
+  void setWriteHooks(WriteHooks hooks) { hooks_ = std::move(hooks); }
 
   const api::ResourceType& type() const { return *type_; }
   // The key prefix of every object of a resource type (in every namespace).
@@ -150,12 +165,33 @@ class ResourceStore {
   std::optional<std::pair<storage::KeyValue, json>> readCachedGuess(const std::string& namespaceName, const std::string& name);
   std::string encode(const json& object) const;
   void validateOrThrow(const json& object, const json* old) const;
-  json prepareUpdate(const json& current, json proposed, Subresource subresource) const;
+  // A hook's Finish, called exactly once: with true when told the write committed, with false
+  // when it goes out of scope before that.
+  class PendingWrite {
+   public:
+    PendingWrite() = default;
+    explicit PendingWrite(WriteHooks::Finish finish) : finish_(std::move(finish)) {}
+    PendingWrite(PendingWrite&& other) noexcept : finish_(std::exchange(other.finish_, {})) {}
+    PendingWrite& operator=(PendingWrite&& other) noexcept {
+      finish(false);
+      finish_ = std::exchange(other.finish_, {});
+      return *this;
+    }
+    ~PendingWrite() { finish(false); }
+    void finish(bool committed) {
+      if (auto callback = std::exchange(finish_, {})) callback(committed);
+    }
+
+   private:
+    WriteHooks::Finish finish_;
+  };
+  json prepareUpdate(const json& current, json proposed, Subresource subresource, PendingWrite& pending) const;
   json commitUpdate(const storage::KeyValue& currentKv, const json& current, const json& next, bool dryRun);
 
   std::shared_ptr<const api::ResourceType> type_;
   storage::Storage& storage_;
   NamespaceAdmission namespaceAdmission_;
+  WriteHooks hooks_;
 };
 
 }  // namespace fedhpa::apiserver

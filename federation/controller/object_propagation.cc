@@ -235,12 +235,20 @@ json ObjectPropagator::desiredCopy(const json& federated, const std::optional<js
   copy["metadata"] = {{"name", metaField(federated, "name")}, {"namespace", metaField(federated, "namespace")}, {"labels", labels}};
   if (resource_.resource != kServices.resource || !local) return copy;
   // What a member allocates for its copy stays the member's: its cluster IPs and IP families, the
-  // node ports the federated Service leaves open, its health check port.
+  // node ports the federated Service leaves open, its health check port; those only while the
+  // Service's type still has them (a member refuses a ClusterIP Service with node ports).
   const json localSpec = local->value("spec", json::object());
   json& spec = copy["spec"];
-  for (const char* allocated : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort"})
-    if (!spec.contains(allocated) && localSpec.contains(allocated)) spec[allocated] = localSpec[allocated];
-  if (spec.contains("ports") && spec["ports"].is_array())
+  const std::string type = spec.value("type", "ClusterIP");
+  const bool localAddressed = localSpec.value("type", "ClusterIP") != "ExternalName";
+  if (type != "ExternalName" && localAddressed)
+    for (const char* allocated : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"})
+      if (!spec.contains(allocated) && localSpec.contains(allocated)) spec[allocated] = localSpec[allocated];
+  const bool nodePorts = type == "NodePort" || (type == "LoadBalancer" && spec.value("allocateLoadBalancerNodePorts", true));
+  if (type == "LoadBalancer" && spec.value("externalTrafficPolicy", "") == "Local" && !spec.contains("healthCheckNodePort") &&
+      localSpec.contains("healthCheckNodePort"))
+    spec["healthCheckNodePort"] = localSpec["healthCheckNodePort"];
+  if (nodePorts && spec.contains("ports") && spec["ports"].is_array())
     for (auto& port : spec["ports"]) {
       if (!port.is_object() || port.contains("nodePort")) continue;
       for (const auto& localPort : localSpec.value("ports", json::array()))

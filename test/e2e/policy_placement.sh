@@ -7,7 +7,8 @@
 # leaves everything where it is (Karmada's behaviour); a Karmada field fedhpa does not act on is
 # refused by name; `kubectl get pp -o wide` names what the policy placed where and follows a change
 # of its clusterNames; a Deployment no HPA targets has its replicas divided by a policy's static
-# weights, or duplicated on every member. Usage: policy_placement.sh fedhpa
+# weights, or duplicated on every member; each member allocates its Service copy a cluster IP of
+# its own, which fedhpa's later writes keep. Usage: policy_placement.sh fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 KARMADA=$HERE/../../manifests/karmada
@@ -36,6 +37,10 @@ check "kubectl get pp: Karmada's printer columns" 0 '^nginx-propagation +Abort +
 
 wait_for "the Deployment is on member1 and member2 only" '^deployment/nginx\|deployment/nginx\|-$' -- on_members deployment/nginx
 wait_for "the Service is on member1 and member2 only" '^service/nginx-service\|service/nginx-service\|-$' -- on_members service/nginx-service
+wait_for "member1 allocated its copy a cluster IP from 10.96.0.0/12, as kube-apiserver does" \
+  '^10\.(9[6-9]|10[0-9]|11[01])\.[0-9]{1,3}\.[0-9]{1,3}$' -- k --context=member1 get service nginx-service -o 'jsonpath={.spec.clusterIP}'
+MEMBER1_IP=$(k --context=member1 get service nginx-service -o 'jsonpath={.spec.clusterIP}')
+check "the federation's Service has none" 0 '^nginx-service +ClusterIP +<none> +<none> +80/TCP ' -- fed get service nginx-service
 wait_for "the FederatedHPA's max is split 5/5 between them" '^1 5\|1 5\|-$' -- limits
 wait_for "kubectl get pp -o wide: what the policy placed where (its Deployment, Service, and the HPA on that Deployment)" \
   '^nginx-propagation +Abort +0 +[0-9a-z]+ +Deployment/nginx: member1,member2; HorizontalPodAutoscaler/nginx: member1,member2; Service/nginx-service: member1,member2$' \
@@ -84,6 +89,8 @@ wait_for "the change reaches member1's copy" '^deletion$' -- k --context=member1
 check "the Deployment stays off member3" 0 '^deployment/nginx\|deployment/nginx\|-$' -- on_members deployment/nginx
 check "label the Service" 0 'service/nginx-service labeled' -- fed label service nginx-service after=deletion
 wait_for "the label reaches member1's copy" '^deletion$' -- k --context=member1 get service nginx-service -o 'jsonpath={.metadata.labels.after}'
+check "member1's copy keeps the cluster IP it allocated" 0 "^${MEMBER1_IP//./\\.}\$" -- \
+  k --context=member1 get service nginx-service -o 'jsonpath={.spec.clusterIP}'
 check "the Service stays off member3" 0 '^service/nginx-service\|service/nginx-service\|-$' -- on_members service/nginx-service
 
 # A Karmada field fedhpa does not act on is refused, by name, with kube's 422.

@@ -144,6 +144,33 @@ TEST_F(ObjectPropagatorTest, AnUpdatedServiceKeepsTheMembersClusterIpAndForeignA
   EXPECT_EQ(memberApi_->writes, writes);
 }
 
+TEST_F(ObjectPropagatorTest, ACopyCarriesNoAddressOfItsOwnAndKeepsTheMembersNodePortsOnlyWhileItsTypeHasThem) {
+  federation_.put(kServices, {{"apiVersion", "v1"},
+                              {"kind", "Service"},
+                              {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+                              {"spec", {{"type", "NodePort"}, {"ports", {{{"port", 80}, {"protocol", "TCP"}}}}}}});
+  reconcile(services_, "default/web");
+  const json created = *memberApi_->peek(kServices, "default", "web");
+  EXPECT_FALSE(created["spec"].contains("clusterIP")) << "the member allocates it";
+  EXPECT_FALSE(created["spec"]["ports"][0].contains("nodePort")) << "the member allocates it";
+  memberApi_->touch(kServices, "default", "web", [](json& service) {
+    service["spec"]["clusterIP"] = "10.96.0.10";
+    service["spec"]["clusterIPs"] = {"10.96.0.10"};
+    service["spec"]["ports"][0]["nodePort"] = 30080;
+  });
+
+  // A change elsewhere keeps both; a change to ClusterIP keeps the address and drops the node port.
+  federation_.touch(kServices, "default", "web", [](json& service) { service["metadata"]["labels"]["tier"] = "front"; });
+  reconcile(services_, "default/web");
+  EXPECT_EQ((*memberApi_->peek(kServices, "default", "web"))["spec"]["ports"][0]["nodePort"], 30080);
+  federation_.touch(kServices, "default", "web", [](json& service) { service["spec"]["type"] = "ClusterIP"; });
+  reconcile(services_, "default/web");
+  const json copy = *memberApi_->peek(kServices, "default", "web");
+  EXPECT_EQ(copy["spec"]["type"], "ClusterIP");
+  EXPECT_EQ(copy["spec"]["clusterIP"], "10.96.0.10");
+  EXPECT_FALSE(copy["spec"]["ports"][0].contains("nodePort"));
+}
+
 TEST_F(ObjectPropagatorTest, AConfigMapCopyLosesTheKeysTheFederatedOneDroppedAndNothingElse) {
   federation_.put(kConfigMaps, {{"apiVersion", "v1"},
                                 {"kind", "ConfigMap"},
