@@ -61,14 +61,25 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       deploymentReconciler_(
           {federation, federatedHpas_, federatedDeployments_, *this, calls_, time, metrics_, events_, statusWriter_, {}, &policies_}),
       karmada_(federation, informers_, events_, time, options.karmada),
-      karmadaFederatedHpas_(informers_.informer(kFederatedHpas, enqueueingAllPolicies())),
+      karmadaFederatedHpas_(informers_.informer(kFederatedHpas, enqueueingObjectChanges("FederatedHPA"))),
       propagations_(makePropagations(federation)),
+      policyIndex_({[this](const std::string& ns) { return propagationPolicies_.listNamespace(ns); },
+                    [this] { return clusterPropagationPolicies_.list(); },
+                    [this](const std::string& kind, const std::string& ns, const std::string& name) {
+                      const clusters::Informer* informer = federatedInformer(kind);
+                      return informer ? informer->get(ns, name) : std::nullopt;
+                    },
+                    [this](const std::string& kind, const std::string& ns) {
+                      const clusters::Informer* informer = federatedInformer(kind);
+                      if (!informer) return std::vector<json>{};
+                      return ns.empty() ? informer->list() : informer->listNamespace(ns);
+                    }}),
       policyStatus_({federation, [this] { return propagationPolicies_.list(); }, [this] { return clusterPropagationPolicies_.list(); },
-                     [this] { return federatedObjects(); }, *this}),
+                     policyIndex_, *this, [this](const std::string& key) { policyStatusQueue_.add(key); }}),
       runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
                {{options.resyncPeriod, [this] { enqueueAll(); }},
                 {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {
-  informers_.informer(kHpas, enqueueingAllPolicies());
+  informers_.informer(kHpas, enqueueingObjectChanges("HorizontalPodAutoscaler"));
   // A policy's labelSelector may select a FederatedHPA: a change of its labels may move its HPA
   // (which has its name).
   informers_.informer(kFederatedHpas, {{}, [this](const json& before, const json& after) {
@@ -76,7 +87,9 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                                            queue_.add(clusters::objectKey(after));
                                        },
                                        {}});
-  for (const auto& propagation : propagations_) informers_.informer(propagation->resource, enqueueingAllPolicies());
+  for (const auto& propagation : propagations_)
+    informers_.informer(propagation->resource,
+                        enqueueingObjectChanges(propagation->resource.resource == kServices.resource ? "Service" : "ConfigMap"));
 }
 
 std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::makePropagations(
@@ -110,27 +123,27 @@ std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
 void ControllerManager::onFederatedDeployment(const json& deployment) {
   deploymentQueue_.add(clusters::objectKey(deployment));
   enqueueObjectsOf(deployment["metadata"].value("namespace", ""));
-  enqueueAllPolicies();
+  policyStatusQueue_.add(objectChangeKey("Deployment", clusters::objectKey(deployment)));
 }
 
 // A policy's change may move what every other policy governs (the winner of an object changes).
 clusters::InformerHandlers ControllerManager::policyHandlers() {
-  auto changed = [this] {
+  auto changed = [this](const json& policy) {
     enqueueAllObjects();
-    enqueueAllPolicies();
+    policyStatusQueue_.add(policyChangeKey(policyKey(policy)));
   };
   // Its status is ours (policyStatus_'s write): a change of that alone moves nothing.
   auto updated = [changed](const json& last, const json& now) {
     if (last.value("spec", json()) != now.value("spec", json()) ||
         metaField(last, "deletionTimestamp") != metaField(now, "deletionTimestamp"))
-      changed();
+      changed(now);
   };
-  return {[changed](const json&) { changed(); }, updated, [changed](const json&) { changed(); }};
+  return {changed, updated, changed};
 }
 
-clusters::InformerHandlers ControllerManager::enqueueingAllPolicies() {
-  return {[this](const json&) { enqueueAllPolicies(); }, [this](const json&, const json&) { enqueueAllPolicies(); },
-          [this](const json&) { enqueueAllPolicies(); }};
+clusters::InformerHandlers ControllerManager::enqueueingObjectChanges(const std::string& kind) {
+  auto changed = [this, kind](const json& object) { policyStatusQueue_.add(objectChangeKey(kind, clusters::objectKey(object))); };
+  return {changed, [changed](const json&, const json& now) { changed(now); }, changed};
 }
 
 void ControllerManager::enqueueAllPolicies(bool resync) {
@@ -141,11 +154,13 @@ void ControllerManager::enqueueAllPolicies(bool resync) {
     }
 }
 
-FederatedObjects ControllerManager::federatedObjects() const {
-  FederatedObjects out{federatedDeployments_.list(), {}, {}, federatedHpas_.list(), karmadaFederatedHpas_.list()};
+const clusters::Informer* ControllerManager::federatedInformer(const std::string& kind) const {
+  if (kind == "Deployment") return &federatedDeployments_;
+  if (kind == "HorizontalPodAutoscaler") return &federatedHpas_;
+  if (kind == "FederatedHPA") return &karmadaFederatedHpas_;
   for (const auto& propagation : propagations_)
-    (propagation->resource.resource == kServices.resource ? out.services : out.configMaps) = propagation->federated->list();
-  return out;
+    if ((propagation->resource.resource == kServices.resource ? "Service" : "ConfigMap") == kind) return propagation->federated;
+  return nullptr;
 }
 
 void ControllerManager::enqueueAllObjects() {

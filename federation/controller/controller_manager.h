@@ -82,11 +82,12 @@ class ControllerManager : public MemberClusters {
   // Every federated HPA, Deployment, ConfigMap and Service: a propagation policy changed.
   void enqueueAllObjects();
   clusters::InformerHandlers policyHandlers();
-  // Every policy's status again: an object any of them may govern changed. Deciding which policies
-  // select it would repeat the matching; the queue folds the repeats of one policy into one reconcile.
+  // Every policy's status again (a resync: members' health, which the statuses list, may have moved).
   void enqueueAllPolicies(bool resync = false);
-  clusters::InformerHandlers enqueueingAllPolicies();
-  FederatedObjects federatedObjects() const;
+  // A federated object of `kind` changed: the policy index judges it again (policy_index.h).
+  clusters::InformerHandlers enqueueingObjectChanges(const std::string& kind);
+  // The federation's informer on objects of one of kGovernedKinds.
+  const clusters::Informer* federatedInformer(const std::string& kind) const;
 
   // The caches synced, one probe round written, the members' caches synced (or given up on).
   bool waitForCachesAndProbe();
@@ -122,6 +123,7 @@ class ControllerManager : public MemberClusters {
   KarmadaControllers karmada_;  // FederatedHPA and CronFederatedHPA
   clusters::Informer& karmadaFederatedHpas_;  // shared with karmada_: a policy may select them
   std::vector<std::unique_ptr<Propagation>> propagations_;  // ConfigMaps and Services
+  PolicyIndex policyIndex_;  // fed by policyStatusQueue_'s change keys
   PolicyStatusReconciler policyStatus_;
   std::mutex membersMutex_;
   std::map<std::string, std::shared_ptr<MemberWatch>> memberWatches_;  // by cluster

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "clusters/client/kube_client.h"
 #include "federation/controller/hpa_reconciler.h"
 #include "federation/controller/member_hpa.h"
+#include "federation/controller/policy_index.h"
 
 namespace fedhpa::controller {
 
@@ -31,30 +33,43 @@ struct FederatedObjects {
 };
 
 // The status `policy` should have: {observedGeneration, placedCount, placements: [{apiVersion,
-// kind, namespace, name, clusters}]}, over every policy of both kinds (a policy that loses an
-// object to another governs nothing of it).
+// kind, namespace, name, clusters}]}, from the objects it governs (kind and object, as
+// PolicyIndex::governedBy gives them).
+nlohmann::json statusOf(const nlohmann::json& policy, const std::vector<std::pair<std::string, nlohmann::json>>& governed,
+                        const std::vector<Member>& members, std::size_t limit = kMaxPlacementsListed);
+
+// The same, judging every object against every policy of both kinds (a policy that loses an
+// object to another governs nothing of it): what the index keeps, computed from scratch.
 nlohmann::json policyStatus(const nlohmann::json& policy, const FederatedObjects& objects,
                             const std::vector<nlohmann::json>& propagationPolicies,
                             const std::vector<nlohmann::json>& clusterPropagationPolicies, const std::vector<Member>& members,
                             std::size_t limit = kMaxPlacementsListed);
 
-// Writes each policy's status (one key per policy: "namespace/name" for a PropagationPolicy, "name"
-// for a ClusterPropagationPolicy, so one queue carries both). Writes only what differs, as a merge
-// patch of the status subresource carrying the resourceVersion read: a policy changed meanwhile
-// gets a 409 and is reconciled again.
+// The policy-status loop's keys besides a policy's own ("namespace/name" for a PropagationPolicy,
+// "name" for a ClusterPropagationPolicy: its status is written): an object that changed
+// ("object:Deployment:default/nginx") and a policy whose spec changed ("policy:default/nginx").
+std::string objectChangeKey(const std::string& kind, const std::string& objectKey);
+std::string policyChangeKey(const std::string& policyKey);
+
+// The policy-status loop, on one queue. A change key updates the index and enqueues the keys of
+// the policies whose status it may change; a policy's key writes its status, from the objects the
+// index says it governs. Writes only what differs, as a merge patch of the status subresource
+// carrying the resourceVersion read: a policy changed meanwhile gets a 409 and is reconciled again.
 class PolicyStatusReconciler {
  public:
   struct Inputs {
     clusters::KubeClient& federation;
     std::function<std::vector<nlohmann::json>()> propagationPolicies;  // the caches' lists
     std::function<std::vector<nlohmann::json>()> clusterPropagationPolicies;
-    std::function<FederatedObjects()> objects;
+    PolicyIndex& index;
     MemberClusters& members;
+    std::function<void(const std::string& key)> enqueue;  // onto this loop's queue
   };
   explicit PolicyStatusReconciler(Inputs inputs) : inputs_(std::move(inputs)) {}
   void reconcile(const std::string& key);
 
  private:
+  void writeStatus(const std::string& key);
   Inputs inputs_;
 };
 

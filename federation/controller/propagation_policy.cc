@@ -174,11 +174,25 @@ Placement placementOf(const json& policy) {
   return out;
 }
 
+std::string policyKey(const json& policy) {
+  const std::string ns = metaField(policy, "namespace");
+  return (ns.empty() ? "" : ns + "/") + metaField(policy, "name");
+}
+
+bool policySelects(const json& policy, const ObjectRef& object) {
+  return specificity(policy, object, metaField(policy, "namespace").empty()) != kNone;
+}
+
+const json* governingPolicy(const ObjectRef& object, const std::vector<json>& propagationPolicies,
+                            const std::vector<json>& clusterPropagationPolicies) {
+  if (const json* policy = winner(propagationPolicies, object, false)) return policy;
+  return winner(clusterPropagationPolicies, object, true);
+}
+
 std::optional<Placement> governingPlacement(const ObjectRef& object, const std::vector<json>& propagationPolicies,
                                             const std::vector<json>& clusterPropagationPolicies) {
-  if (const json* policy = winner(propagationPolicies, object, false)) return placementOrNothing(*policy);
-  if (const json* policy = winner(clusterPropagationPolicies, object, true)) return placementOrNothing(*policy);
-  return std::nullopt;
+  const json* policy = governingPolicy(object, propagationPolicies, clusterPropagationPolicies);
+  return policy ? placementOrNothing(*policy) : std::nullopt;
 }
 
 std::optional<Placement> retainedPlacement(const json& object) {
@@ -228,24 +242,36 @@ std::string owningFederatedHpa(const json& hpa) {
   return "";
 }
 
-std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner,
-                                               const std::vector<json>& propagationPolicies,
-                                               const std::vector<json>& clusterPropagationPolicies) {
-  const auto governing = [&](const ObjectRef& ref) { return governingPlacement(ref, propagationPolicies, clusterPropagationPolicies); };
-  if (auto own = governing(refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler"))) return own;
+std::vector<ObjectRef> hpaRefs(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner) {
+  std::vector<ObjectRef> out = {refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler")};
   const std::string ns = metaField(hpa, "namespace");
   const json owners = hpa.value("metadata", json::object()).value("ownerReferences", json::array());
   for (const auto& reference : owners.is_array() ? owners : json::array()) {
     if (!reference.is_object() || reference.value("kind", "") != "FederatedHPA") continue;
     ObjectRef ref{reference.value("apiVersion", ""), "FederatedHPA", ns, reference.value("name", ""), {}};
     if (owner && metaField(*owner, "name") == ref.name) ref.labels = refOf(*owner, "", "").labels;
-    if (auto byOwner = governing(ref)) return byOwner;
+    out.push_back(std::move(ref));
   }
   const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
-  if (!targetRef.is_object() || targetRef.value("name", "").empty()) return std::nullopt;
+  if (!targetRef.is_object() || targetRef.value("name", "").empty()) return out;
   ObjectRef ref{targetRef.value("apiVersion", "apps/v1"), targetRef.value("kind", ""), ns, targetRef.value("name", ""), {}};
   if (target) ref.labels = refOf(*target, "", "").labels;
-  return governing(ref);
+  out.push_back(std::move(ref));
+  return out;
+}
+
+const json* governingHpaPolicy(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner,
+                               const std::vector<json>& propagationPolicies, const std::vector<json>& clusterPropagationPolicies) {
+  for (const auto& ref : hpaRefs(hpa, target, owner))
+    if (const json* policy = governingPolicy(ref, propagationPolicies, clusterPropagationPolicies)) return policy;
+  return nullptr;
+}
+
+std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner,
+                                               const std::vector<json>& propagationPolicies,
+                                               const std::vector<json>& clusterPropagationPolicies) {
+  const json* policy = governingHpaPolicy(hpa, target, owner, propagationPolicies, clusterPropagationPolicies);
+  return policy ? placementOrNothing(*policy) : std::nullopt;
 }
 
 std::optional<Placement> PolicyCaches::hpaPlacement(const json& hpa, const clusters::Lister& deployments) const {

@@ -81,6 +81,18 @@ std::string policyDisplayName(const nlohmann::json& policy);
 // Throws api::machinery::SelectorError on a selector that does not parse (validation refuses them).
 Placement placementOf(const nlohmann::json& policy);
 
+// How the policy-status queue and the index name a policy: "namespace/name" for a
+// PropagationPolicy, "name" for a ClusterPropagationPolicy.
+std::string policyKey(const nlohmann::json& policy);
+// Whether `policy` selects `object` at all (one of its resourceSelectors matches, in its scope),
+// whether or not it wins it.
+bool policySelects(const nlohmann::json& policy, const ObjectRef& object);
+
+// The policy that governs `object` among these (each a PropagationPolicy or a
+// ClusterPropagationPolicy, told apart by metadata.namespace); nullptr when none selects it.
+const nlohmann::json* governingPolicy(const ObjectRef& object, const std::vector<nlohmann::json>& propagationPolicies,
+                                      const std::vector<nlohmann::json>& clusterPropagationPolicies);
+
 // The placement of the policy that governs `object` among these (each a PropagationPolicy or a
 // ClusterPropagationPolicy, told apart by metadata.namespace); nullopt when none selects it.
 std::optional<Placement> governingPlacement(const ObjectRef& object, const std::vector<nlohmann::json>& propagationPolicies,
@@ -89,10 +101,18 @@ std::optional<Placement> governingPlacement(const ObjectRef& object, const std::
 // The name of the FederatedHPA that owns a federated HPA (its ownerReferences); "" when none does.
 std::string owningFederatedHpa(const nlohmann::json& hpa);
 
-// A federated HPA's placement: a policy selecting the HPA itself (in autoscaling/v1 or v2), else
-// one selecting the FederatedHPA that owns it (`owner`: that FederatedHPA, for its labels), else
-// one selecting its scale target (`target`: the federated Deployment, for its labels), so that
-// Karmada's guide, whose policy selects the Deployment, places its HPA.
+// What a policy may select a federated HPA by, in the order they count: the HPA itself, the
+// FederatedHPA that owns it (`owner`: that FederatedHPA, for its labels), its scale target
+// (`target`: the federated Deployment, for its labels).
+std::vector<ObjectRef> hpaRefs(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
+                               const std::optional<nlohmann::json>& owner);
+// The policy that governs a federated HPA: the first of hpaRefs that some policy selects decides,
+// so that Karmada's guide, whose policy selects the Deployment, places its HPA.
+const nlohmann::json* governingHpaPolicy(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
+                                         const std::optional<nlohmann::json>& owner,
+                                         const std::vector<nlohmann::json>& propagationPolicies,
+                                         const std::vector<nlohmann::json>& clusterPropagationPolicies);
+// governingHpaPolicy's placement.
 std::optional<Placement> governingHpaPlacement(const nlohmann::json& hpa, const std::optional<nlohmann::json>& target,
                                                const std::optional<nlohmann::json>& owner,
                                                const std::vector<nlohmann::json>& propagationPolicies,

@@ -2,6 +2,8 @@
 // Ready members each is placed on, sorted and bounded.
 #include "federation/controller/policy_status.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "federation/controller/propagation_policy.h"
@@ -144,15 +146,49 @@ class PolicyStatusReconcilerTest : public ::testing::Test {
   }
   json stored() { return *api_.peek(kPropagationPolicies, "default", "nginx-propagation"); }
 
+  // Runs the loop until its queue is empty, as the controller-manager's worker would.
+  void drain() {
+    while (!queue_.empty()) {
+      const std::string key = *queue_.begin();
+      queue_.erase(queue_.begin());
+      reconciler_.reconcile(key);
+    }
+  }
+  const std::vector<json>& ofKind(const std::string& kind) const {
+    if (kind == "Deployment") return objects_.deployments;
+    if (kind == "Service") return objects_.services;
+    if (kind == "ConfigMap") return objects_.configMaps;
+    if (kind == "HorizontalPodAutoscaler") return objects_.hpas;
+    return objects_.federatedHpas;
+  }
+  static std::vector<json> inNamespace(const std::vector<json>& list, const std::string& ns) {
+    std::vector<json> out;
+    for (const auto& object : list)
+      if (ns.empty() || object["metadata"].value("namespace", "") == ns) out.push_back(object);
+    return out;
+  }
+
   testing::FakeApi api_;
   FixedMembers members_;
   FederatedObjects objects_ = nginxApp();
+  std::set<std::string> queue_;
+  PolicyIndex index_{{[this](const std::string& ns) { return inNamespace(listed(kPropagationPolicies), ns); },
+                      [this] { return listed(kClusterPropagationPolicies); },
+                      [this](const std::string& kind, const std::string& ns, const std::string& name) -> std::optional<json> {
+                        for (const auto& object : ofKind(kind))
+                          if (object["metadata"].value("namespace", "") == ns && object["metadata"].value("name", "") == name)
+                            return object;
+                        return std::nullopt;
+                      },
+                      [this](const std::string& kind, const std::string& ns) { return inNamespace(ofKind(kind), ns); }}};
   PolicyStatusReconciler reconciler_{{api_, [this] { return listed(kPropagationPolicies); },
-                                      [this] { return listed(kClusterPropagationPolicies); }, [this] { return objects_; },
-                                      members_}};
+                                      [this] { return listed(kClusterPropagationPolicies); }, index_, members_,
+                                      [this](const std::string& key) { queue_.insert(key); }}};
 };
 
 TEST_F(PolicyStatusReconcilerTest, WritesTheStatusOnceAndAgainOnlyWhenItChanges) {
+  queue_.insert(policyChangeKey("default/nginx-propagation"));
+  drain();
   reconciler_.reconcile("default/nginx-propagation");
   EXPECT_EQ(stored()["status"]["placedCount"], 3);
   EXPECT_EQ(stored()["spec"], nginxPolicy()["spec"]) << "only the status is written";
@@ -163,6 +199,35 @@ TEST_F(PolicyStatusReconcilerTest, WritesTheStatusOnceAndAgainOnlyWhenItChanges)
   reconciler_.reconcile("default/nginx-propagation");
   EXPECT_EQ(api_.writes, writes + 1);
   EXPECT_EQ(stored()["status"]["placements"][0]["clusters"], json::array({"member1"}));
+}
+
+TEST_F(PolicyStatusReconcilerTest, AnObjectsChangeRewritesOnlyThePoliciesItMovesBetween) {
+  // Twenty more policies, each selecting a Deployment of its own; the app is indexed and written.
+  for (int i = 0; i < 20; ++i) {
+    json other = placingPolicy("default", "p" + std::to_string(i),
+                               json::array({{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "app" + std::to_string(i)}}}),
+                               {"member3"});
+    other["metadata"]["resourceVersion"] = "1";
+    api_.put(kPropagationPolicies, other);
+    objects_.deployments.push_back(federatedObject("default", "app" + std::to_string(i)));
+    queue_.insert(policyChangeKey("default/p" + std::to_string(i)));
+  }
+  queue_.insert(policyChangeKey("default/nginx-propagation"));
+  drain();
+  EXPECT_EQ(stored()["status"]["placedCount"], 3);
+  EXPECT_EQ((*api_.peek(kPropagationPolicies, "default", "p7"))["status"]["placedCount"], 1);
+
+  // The Service nginx-service goes: one change key, and only its policy's status is written again.
+  objects_.services.erase(objects_.services.begin());
+  const int writes = api_.writes;
+  queue_.insert(objectChangeKey("Service", "default/nginx-service"));
+  const std::string changeKey = *queue_.begin();
+  queue_.clear();
+  reconciler_.reconcile(changeKey);
+  EXPECT_EQ(queue_, (std::set<std::string>{"default/nginx-propagation"}));
+  drain();
+  EXPECT_EQ(api_.writes, writes + 1);
+  EXPECT_EQ(stored()["status"]["placedCount"], 2);
 }
 
 TEST_F(PolicyStatusReconcilerTest, APolicyGoneOrOfTheOtherKindIsLeftAlone) {
