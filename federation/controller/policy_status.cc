@@ -34,7 +34,8 @@ std::string objectChangeKey(const std::string& kind, const std::string& objectKe
 std::string policyChangeKey(const std::string& policyKey) { return kPolicyChange + policyKey; }
 
 // The clusters listed are the Ready members the placement puts the object on, narrowed by the
-// object's own cluster-selector annotation, as the propagators place it (healthySelected).
+// object's own cluster-selector annotation, as the propagators place it (healthySelected,
+// deploymentPlacement).
 json statusOf(const json& policy, const std::vector<std::pair<std::string, json>>& governed, const std::vector<Member>& members,
               std::size_t limit) {
   std::optional<Placement> placement;
@@ -46,7 +47,12 @@ json statusOf(const json& policy, const std::vector<std::pair<std::string, json>
   std::vector<Governed> listed;
   for (const auto& [kind, object] : governed) {
     std::set<std::string> clusters;
-    if (placement) clusters = healthySelected(object, members, placement, kind).value_or(std::set<std::string>{});
+    // A Deployment's own rule (a member its static weights weigh 0 gets no copy), on Ready members.
+    const auto where = !placement ? std::nullopt
+                       : kind == "Deployment" ? deploymentPlacement(object, members, placement)
+                                              : healthySelected(object, members, placement, kind);
+    for (const auto& member : members)
+      if (where && where->count(member.name) && member.health == MemberHealth::Healthy) clusters.insert(member.name);
     listed.push_back({governedApiVersion(kind), kind, metaField(object, "namespace"), metaField(object, "name"), std::move(clusters)});
   }
   std::sort(listed.begin(), listed.end(), [](const Governed& a, const Governed& b) {

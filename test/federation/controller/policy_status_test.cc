@@ -80,6 +80,19 @@ TEST(PolicyStatus, OnlyReadyMembersAreListed) {
   for (const auto& placement : status["placements"]) EXPECT_EQ(placement["clusters"], json::array({"member1"}));
 }
 
+TEST(PolicyStatus, ADeploymentIsListedOnlyWhereItsStaticWeightsGiveItReplicas) {
+  json pp = nginxPolicy();
+  pp["spec"]["placement"]["replicaScheduling"] = {
+      {"replicaSchedulingType", "Divided"},
+      {"replicaDivisionPreference", "Weighted"},
+      {"weightPreference", {{"staticWeightList", json::array({{{"targetCluster", {{"clusterNames", json::array({"member1"})}}}, {"weight", 1}}})}}}};
+  const json status = policyStatus(pp, nginxApp(), {pp}, {}, kThreeReady);
+  ASSERT_EQ(status["placements"][0]["kind"], "Deployment");
+  EXPECT_EQ(status["placements"][0]["clusters"], json::array({"member1"})) << "member2 weighs 0: no copy there";
+  EXPECT_EQ(status["placements"][2]["kind"], "Service");
+  EXPECT_EQ(status["placements"][2]["clusters"], json::array({"member1", "member2"})) << "a Service the policy places itself";
+}
+
 TEST(PolicyStatus, APolicyThatLosesToAHigherPriorityOneGovernsNothing) {
   const json low = nginxPolicy();
   const json high = placingPolicy("default", "zz-high", json::array({{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}},
