@@ -51,8 +51,24 @@ bool PolicyIndex::selects(const json& policy, const std::string& kind, const jso
   return false;
 }
 
+void PolicyIndex::recordTarget(const std::string& namespaceName, const std::string& hpa, const std::string& deployment) {
+  const std::pair<std::string, std::string> key{namespaceName, hpa};
+  const auto it = targetOfHpa_.find(key);
+  if (it != targetOfHpa_.end()) {
+    if (it->second == deployment) return;
+    auto& hpas = hpasByTarget_[{namespaceName, it->second}];
+    hpas.erase(hpa);
+    if (hpas.empty()) hpasByTarget_.erase({namespaceName, it->second});
+    targetOfHpa_.erase(it);
+  }
+  if (deployment.empty()) return;
+  targetOfHpa_[key] = deployment;
+  hpasByTarget_[{namespaceName, deployment}].insert(hpa);
+}
+
 void PolicyIndex::rejudge(const GovernedObject& object, std::set<std::string>& affected) {
   const auto cached = sources_.get(object.kind, object.namespaceName, object.name);
+  if (object.kind == "HorizontalPodAutoscaler") recordTarget(object.namespaceName, object.name, cached ? targetDeploymentOf(*cached) : "");
   const std::string now = cached ? judge(object.kind, *cached) : "";
   const auto it = governor_.find(object);
   const std::string before = it == governor_.end() ? "" : it->second;
@@ -79,8 +95,9 @@ std::set<std::string> PolicyIndex::objectChanged(const std::string& kind, const 
   rejudge({kind, namespaceName, name}, affected);
   // An HPA may be placed by its target's labels or its owner's.
   if (kind == "Deployment") {
-    for (const auto& hpa : sources_.list("HorizontalPodAutoscaler", namespaceName))
-      if (targetDeploymentOf(hpa) == name) rejudge({"HorizontalPodAutoscaler", namespaceName, metaField(hpa, "name")}, affected);
+    const auto it = hpasByTarget_.find({namespaceName, name});
+    const std::set<std::string> hpas = it == hpasByTarget_.end() ? std::set<std::string>{} : it->second;
+    for (const auto& hpa : hpas) rejudge({"HorizontalPodAutoscaler", namespaceName, hpa}, affected);
   } else if (kind == "FederatedHPA") {
     rejudge({"HorizontalPodAutoscaler", namespaceName, name}, affected);
   }

@@ -74,10 +74,17 @@ class PolicyIndex {
   // Whether `policy` selects the object at all (an HPA: itself, its owner or its target).
   bool selects(const nlohmann::json& policy, const std::string& kind, const nlohmann::json& object) const;
 
+  // Records which Deployment an HPA targets ("": none, or the HPA is gone). Under mutex_.
+  void recordTarget(const std::string& namespaceName, const std::string& hpa, const std::string& deployment);
+
   PolicySources sources_;
   mutable std::mutex mutex_;  // every judgement and record, so that the last one reads the newest caches
   std::map<GovernedObject, std::string> governor_;
   std::map<std::string, std::set<GovernedObject>> governed_;
+  // The HPAs targeting each Deployment (namespace, Deployment -> HPA names), and the reverse, so
+  // that a Deployment's change finds them without reading every HPA of its namespace.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> hpasByTarget_;
+  std::map<std::pair<std::string, std::string>, std::string> targetOfHpa_;
 };
 
 }  // namespace fedhpa::controller
