@@ -48,9 +48,9 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       informers_(federation, federationTransforms()),
       federatedHpas_(informers_.informer(kHpas, enqueueingHpas(queue_, reconciler_, ""))),
       federatedDeployments_(informers_.informer(
-          kDeployments, {[this](const json& object) { onFederatedDeployment(object); },
-                         [this](const json&, const json& now) { onFederatedDeployment(now); },
-                         [this](const json& last) { onFederatedDeployment(last); }})),
+          kDeployments, {[this](const json& object) { onFederatedDeployment(object, true); },
+                         [this](const json& before, const json& now) { onFederatedDeployment(now, policyRelevantChange(before, now)); },
+                         [this](const json& last) { onFederatedDeployment(last, true); }})),
       propagationPolicies_(informers_.informer(kPropagationPolicies, policyHandlers())),
       clusterPropagationPolicies_(informers_.informer(kClusterPropagationPolicies, policyHandlers())),
       policies_(&propagationPolicies_, &clusterPropagationPolicies_,
@@ -120,10 +120,10 @@ std::vector<ControllerRuntime::Loop> ControllerManager::loops() {
   return out;
 }
 
-void ControllerManager::onFederatedDeployment(const json& deployment) {
+void ControllerManager::onFederatedDeployment(const json& deployment, bool policyRelevant) {
   deploymentQueue_.add(clusters::objectKey(deployment));
   enqueueObjectsOf(deployment["metadata"].value("namespace", ""));
-  policyStatusQueue_.add(objectChangeKey("Deployment", clusters::objectKey(deployment)));
+  if (policyRelevant) policyStatusQueue_.add(objectChangeKey("Deployment", clusters::objectKey(deployment)));
 }
 
 // A policy's change may move what every other policy governs (the winner of an object changes).
@@ -143,7 +143,10 @@ clusters::InformerHandlers ControllerManager::policyHandlers() {
 
 clusters::InformerHandlers ControllerManager::enqueueingObjectChanges(const std::string& kind) {
   auto changed = [this, kind](const json& object) { policyStatusQueue_.add(objectChangeKey(kind, clusters::objectKey(object))); };
-  return {changed, [changed](const json&, const json& now) { changed(now); }, changed};
+  return {changed, [changed](const json& before, const json& now) {
+            if (policyRelevantChange(before, now)) changed(now);
+          },
+          changed};
 }
 
 void ControllerManager::enqueueAllPolicies(bool resync) {

@@ -76,15 +76,17 @@ class ControllerManager : public MemberClusters {
   };
   std::vector<std::unique_ptr<Propagation>> makePropagations(clusters::KubeClient& federation);
   std::vector<ControllerRuntime::Loop> loops();
-  // A federated Deployment changed: it, and the objects of its namespace it may use, which follow it.
-  void onFederatedDeployment(const clusters::json& deployment);
+  // A federated Deployment changed: it, and the objects of its namespace it may use, which follow
+  // it; and the policy index, unless nothing a policy's status reads of it changed.
+  void onFederatedDeployment(const clusters::json& deployment, bool policyRelevant);
   void enqueueObjectsOf(const std::string& namespaceName);
   // Every federated HPA, Deployment, ConfigMap and Service: a propagation policy changed.
   void enqueueAllObjects();
   clusters::InformerHandlers policyHandlers();
   // Every policy's status again (a resync: members' health, which the statuses list, may have moved).
   void enqueueAllPolicies(bool resync = false);
-  // A federated object of `kind` changed: the policy index judges it again (policy_index.h).
+  // A federated object of `kind` changed (not its status alone): the policy index judges it again
+  // (policy_index.h).
   clusters::InformerHandlers enqueueingObjectChanges(const std::string& kind);
   // The federation's informer on objects of one of kGovernedKinds.
   const clusters::Informer* federatedInformer(const std::string& kind) const;

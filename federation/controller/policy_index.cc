@@ -23,6 +23,15 @@ std::string governedApiVersion(const std::string& kind) {
   return "v1";
 }
 
+bool policyRelevantChange(const json& before, const json& after) {
+  const json none = json::object();
+  const json& was = before.contains("metadata") ? before["metadata"] : none;
+  const json& is = after.contains("metadata") ? after["metadata"] : none;
+  for (const char* field : {"labels", "annotations", "ownerReferences", "deletionTimestamp"})
+    if (was.value(field, json()) != is.value(field, json())) return true;
+  return before.value("spec", json()) != after.value("spec", json());
+}
+
 std::string PolicyIndex::judge(const std::string& kind, const json& object) const {
   if (!metaField(object, "deletionTimestamp").empty()) return "";
   const std::string ns = metaField(object, "namespace");

@@ -34,6 +34,12 @@ inline constexpr const char* kGovernedKinds[] = {"Deployment", "Service", "Confi
 // The apiVersion a policy's resourceSelector names a kind of kGovernedKinds by (an HPA's: autoscaling/v2).
 std::string governedApiVersion(const std::string& kind);
 
+// Whether an update changes what a policy's status reads of an object: which policy governs it
+// (labels, owners, an HPA's target, deletion) and where it is placed (annotations: the cluster
+// selector, a Deployment's HPA clusters). A status write (the HPAs' and Deployments' most frequent
+// update) changes none of it, and needs no judging.
+bool policyRelevantChange(const nlohmann::json& before, const nlohmann::json& after);
+
 // Where the index reads policies and objects: the federation's informer caches (a test's lists).
 struct PolicySources {
   std::function<std::vector<nlohmann::json>(const std::string& namespaceName)> propagationPolicies;  // one namespace's

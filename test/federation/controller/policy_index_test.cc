@@ -3,6 +3,8 @@
 // governed or selects now, not every object.
 #include "federation/controller/policy_index.h"
 
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "federation/controller/propagation_policy.h"
@@ -143,6 +145,26 @@ TEST_F(PolicyIndexTest, AnHpaFollowsTheLabelsOfItsTargetAndOfItsFederatedHpa) {
   find("FederatedHPA", "web")["metadata"]["labels"]["team"] = "a";
   EXPECT_EQ(index_.objectChanged("FederatedHPA", "default", "web"), (std::set<std::string>{"default/by-app", "default/by-team"}));
   EXPECT_EQ(governed("default/by-team"), (std::set<std::string>{"FederatedHPA/web", "HorizontalPodAutoscaler/web"}));
+}
+
+TEST(PolicyRelevantChange, AStatusWriteIsNoneAndLabelsAnnotationsOwnersDeletionAndSpecAre) {
+  const json hpa = {{"metadata", {{"name", "web"}, {"resourceVersion", "1"}, {"labels", {{"app", "web"}}}}},
+                    {"spec", {{"maxReplicas", 10}}},
+                    {"status", {{"currentReplicas", 1}}}};
+  json statusWrite = hpa;
+  statusWrite["status"]["currentReplicas"] = 3;
+  statusWrite["metadata"]["resourceVersion"] = "2";
+  EXPECT_FALSE(policyRelevantChange(hpa, statusWrite));
+  for (const auto& change : std::vector<std::function<void(json&)>>{
+           [](json& o) { o["metadata"]["labels"]["tier"] = "web"; },
+           [](json& o) { o["metadata"]["annotations"]["federation.alpha.kubernetes.io/cluster-selector"] = "[]"; },
+           [](json& o) { o["metadata"]["ownerReferences"] = json::array({{{"kind", "FederatedHPA"}, {"name", "web"}}}); },
+           [](json& o) { o["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"; },
+           [](json& o) { o["spec"]["maxReplicas"] = 12; }}) {
+    json changed = hpa;
+    change(changed);
+    EXPECT_TRUE(policyRelevantChange(hpa, changed)) << changed.dump();
+  }
 }
 
 }  // namespace
