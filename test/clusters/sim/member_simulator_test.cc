@@ -21,6 +21,13 @@ json bareHpa() {
           {"spec", {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}}, {"maxReplicas", 5}}}};
 }
 
+// "True MinimumReplicasAvailable": a status condition's status and reason.
+std::string conditionReason(const json& status, const std::string& type) {
+  for (const json& condition : status.value("conditions", json::array()))
+    if (condition.value("type", "") == type) return condition.value("status", "") + " " + condition.value("reason", "");
+  return "(none)";
+}
+
 json defaultedSpec(json spec) {
   api::applyHpaV2Defaults(spec);
   return spec;
@@ -68,16 +75,20 @@ TEST(MemberSimDeployments, NewPodsAreUnreadyForTheStartupDelay) {
   const json starting = deployments.get("default", "web")["status"];
   EXPECT_EQ(starting["replicas"], 3);
   EXPECT_EQ(starting["updatedReplicas"], 3);
-  EXPECT_EQ(starting["readyReplicas"], 0);
-  EXPECT_EQ(starting["availableReplicas"], 0);
+  EXPECT_FALSE(starting.contains("readyReplicas")) << "kube leaves a count of 0 out";
+  EXPECT_FALSE(starting.contains("availableReplicas"));
   EXPECT_EQ(starting["unavailableReplicas"], 3);
+  EXPECT_EQ(conditionReason(starting, "Available"), "False MinimumReplicasUnavailable");
+  EXPECT_EQ(conditionReason(starting, "Progressing"), "True ReplicaSetUpdated");
   sim.syncOnce(start + std::chrono::seconds(29));
-  EXPECT_EQ(deployments.get("default", "web")["status"]["readyReplicas"], 0);
+  EXPECT_EQ(deployments.get("default", "web")["status"], starting) << "nothing ready yet, nothing rewritten";
   sim.syncOnce(start + std::chrono::seconds(30));
   const json ready = deployments.get("default", "web")["status"];
   EXPECT_EQ(ready["readyReplicas"], 3);
   EXPECT_EQ(ready["availableReplicas"], 3);
   EXPECT_FALSE(ready.contains("unavailableReplicas")) << "kube leaves it out at 0";
+  EXPECT_EQ(conditionReason(ready, "Available"), "True MinimumReplicasAvailable");
+  EXPECT_EQ(conditionReason(ready, "Progressing"), "True NewReplicaSetAvailable");
 }
 
 }  // namespace
