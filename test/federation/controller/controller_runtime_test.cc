@@ -9,17 +9,12 @@
 #include <set>
 #include <thread>
 
+#include "test/federation/common/eventually.h"
+
 namespace fedhpa::controller {
 namespace {
 
-template <class Predicate>
-bool eventually(Predicate predicate) {
-  for (int i = 0; i < 200; ++i) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return predicate();
-}
+using fedhpa::testing::eventually;
 
 TEST(ControllerRuntime, WorkersStartOnlyOnceSyncedAndReconcileEveryKey) {
   RealTimeSource time;

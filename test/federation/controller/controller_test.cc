@@ -11,6 +11,7 @@
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::controller {
@@ -18,6 +19,7 @@ namespace {
 
 using clusters::ClientError;
 using clusters::json;
+using fedhpa::testing::eventually;
 
 json federatedHpa(int minReplicas, int maxReplicas, const std::string& name = "php-apache") {
   return {{"apiVersion", "autoscaling/v2"},
@@ -94,13 +96,6 @@ class ControllerTest : public ::testing::Test {
       out.push_back(status.contains("placedHPAs") ? status["placedHPAs"].dump() : "?");
     }
     return out;
-  }
-  bool eventually(const std::function<bool()>& predicate, int tenthsOfSeconds = 150) {
-    for (int i = 0; i < tenthsOfSeconds; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
   }
 
   std::unique_ptr<apiserver::ApiServer> federationServer_;
