@@ -19,6 +19,7 @@
 #include "federation/apiserver/api_server.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/clusters/client/mock_kube_client.h"
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::clusters {
@@ -27,6 +28,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::_;
 using ::testing::NiceMock;
+using fedhpa::testing::eventually;
 
 MATCHER_P(IsResource, name, "") { return arg.resource == name; }
 
@@ -69,14 +71,6 @@ class TokenRotatorTest : public ::testing::Test {
   json secret() { return federation_->get(kSecrets, kFederationNamespace, "member1"); }
   std::string storedTokenNow() { return memberRestConfig(federation_->get(kClusters, "", "member1"), secret()).bearerToken; }
   // Until the registry's caches show what the federation holds (its informers run on real time).
-  template <class Predicate>
-  bool eventually(Predicate predicate) {
-    for (int i = 0; i < 200; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
   bool registryShows(const std::string& token) {
     return eventually([&] {
       const auto cached = registry_->secret("member1");
