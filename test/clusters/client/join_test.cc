@@ -1,6 +1,7 @@
 // joinCluster, joinMember and unjoinCluster against a mocked federation API and mocked members:
-// what they write, in which order, how they clean up after a half-done join, and that join
-// verifies the credential it stores through a client read from that very Secret.
+// what they write, in which order, how they clean up after a half-done join, and that join writes
+// nothing in the federation until the credential it is about to store has been verified, through
+// a client read from that very Secret.
 #include "clusters/client/join.h"
 
 #include <gmock/gmock.h>
@@ -140,6 +141,33 @@ class JoinMember : public ::testing::Test {
   std::shared_ptr<NiceMock<MockKubeClient>> verifier_ = std::make_shared<NiceMock<MockKubeClient>>();
   std::vector<RestConfig> verifiedWith_;
 };
+
+TEST_F(JoinMember, AFailedVerificationWritesNothingInTheFederation) {
+  answerTheReview(false);
+  ::testing::StrictMock<MockKubeClient> federation;  // any call to it fails the test
+  try {
+    joinMember(federation, "member1", operator_, std::chrono::hours(1), clients());
+    ADD_FAILURE() << "join went on with a credential that may not create HPAs";
+  } catch (const ClientError& error) {
+    EXPECT_EQ(error.kind(), ClientError::Kind::Forbidden);
+    EXPECT_THAT(error.what(), HasSubstr("member member1: the member's credential for the federation may not create "
+                                        "horizontalpodautoscalers: no RBAC policy matched"));
+  }
+  ASSERT_EQ(verifiedWith_.size(), 1u);
+  EXPECT_EQ(verifiedWith_[0].bearerToken, "member-token");
+}
+
+TEST_F(JoinMember, ARefusedTokenWritesNothingInTheFederation) {
+  ON_CALL(*verifier_, create(_, _, _)).WillByDefault(Throw(ClientError(ClientError::Kind::Unauthorized, 401, "Unauthorized", "Unauthorized")));
+  ::testing::StrictMock<MockKubeClient> federation;
+  try {
+    joinMember(federation, "member1", operator_, std::chrono::hours(1), clients());
+    ADD_FAILURE() << "join went on with a token the member refuses";
+  } catch (const ClientError& error) {
+    EXPECT_EQ(error.kind(), ClientError::Kind::Unauthorized);
+    EXPECT_THAT(error.what(), HasSubstr("member member1: "));
+  }
+}
 
 // The client join verifies with is read from the Secret it then writes, as the controller will
 // read it: same server, CA, tls-server-name and token.
