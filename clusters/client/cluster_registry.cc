@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <system_error>
+#include <thread>
 #include <tuple>
 
 #include "clusters/client/stored_token.h"
@@ -246,38 +247,6 @@ void ClusterRegistry::refresh(const std::string& name) {
 ClusterHealthProber::ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, TimeSource& time,
                                          ProberOptions options)
     : federation_(federation), registry_(registry), time_(time), options_(options) {}
-
-ClusterHealthProber::~ClusterHealthProber() { stop(); }
-
-void ClusterHealthProber::start() {
-  loop_ = std::thread([this] {
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-      soon_ = false;
-      lock.unlock();
-      probeAll();
-      lock.lock();
-      wake_.wait_for(lock, options_.period, [&] { return stopping_ || soon_; });
-    }
-  });
-}
-
-void ClusterHealthProber::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (loop_.joinable()) loop_.join();
-}
-
-void ClusterHealthProber::probeSoon() {
-  {
-    std::lock_guard lock(mutex_);
-    soon_ = true;
-  }
-  wake_.notify_all();
-}
 
 // Every member at once, as kubefed's cluster health check does: one probe waits out its timeout
 // on a member that stopped answering, and one after another that wait would delay every other

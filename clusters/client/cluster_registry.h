@@ -1,20 +1,18 @@
 // The member clusters the federation knows: every federation/v1beta1 Cluster and the Secret its
 // spec.secretRef names (namespace federation-system, key "kubeconfig") become a live client.
 // Adding, changing or deleting either updates the registry. A prober sets each Cluster's Ready
-// condition from /readyz (then /healthz), with hysteresis as kube's health checks have it.
+// condition from /readyz (then /healthz), with hysteresis as kube's health checks have it; whoever
+// owns it runs its rounds (the controller-manager: on a ticker of its ControllerRuntime).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -131,7 +129,6 @@ struct MemberReport {
 using MemberReporter = std::function<MemberReport(const std::string& cluster)>;
 
 struct ProberOptions {
-  std::chrono::milliseconds period{10000};
   int failureThreshold = 3;  // consecutive failed probes before Ready turns False
   int successThreshold = 1;
   MemberReporter report;  // unset: the prober writes neither field
@@ -145,16 +142,14 @@ bool clusterReady(const json& cluster);
 // one status write per member per probe, whatever changed. A member that answers 401 is reachable
 // but refuses the federation's credential: Ready False with reason CredentialExpired when the
 // stored token's expiry has passed (no controller renewed it in time), CredentialRejected
-// otherwise, and a message that says to join it again.
+// otherwise, and a message that says to join it again. It has no thread of its own: its owner
+// calls probeAll() every period (and sooner for a new member), one round at a time.
 class ClusterHealthProber {
  public:
   // Probe and transition times come from `time`.
   ClusterHealthProber(KubeClient& federation, ClusterRegistry& registry, TimeSource& time, ProberOptions options = {});
-  ~ClusterHealthProber();
-  void start();
-  void stop();
-  void probeAll();  // one round (the loop runs it every period)
-  void probeSoon();  // a new member: probe now rather than at the next period
+  // One round: every member at once, returning once each has been probed and its status written.
+  void probeAll();
 
  private:
   struct Streak {
@@ -171,10 +166,6 @@ class ClusterHealthProber {
   ProberOptions options_;
   std::map<std::string, Streak> streaks_;  // under mutex_
   std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  bool soon_ = false;
-  std::thread loop_;
 };
 
 }  // namespace fedhpa::clusters

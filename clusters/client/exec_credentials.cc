@@ -82,7 +82,23 @@ int waitFor(pid_t pid) {
 
 }  // namespace
 
-PluginRun runPlugin(const std::vector<std::string>& argv, const std::vector<std::string>& env, const ExecOptions& options) {
+std::optional<bool> interactive(ExecConfig::InteractiveMode mode, bool stdinIsTerminal, std::string& why) {
+  switch (mode) {
+    case ExecConfig::InteractiveMode::Never:
+      return false;
+    case ExecConfig::InteractiveMode::IfAvailable:
+      return stdinIsTerminal;
+    case ExecConfig::InteractiveMode::Always:
+      if (stdinIsTerminal) return true;
+      why = "standard input is not a terminal";
+      return std::nullopt;
+  }
+  why = "unknown interactiveMode";
+  return std::nullopt;
+}
+
+PluginRun runPlugin(const std::vector<std::string>& argv, const std::vector<std::string>& env, const ExecOptions& options,
+                    bool interactive) {
   PluginRun run;
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
@@ -92,7 +108,7 @@ PluginRun runPlugin(const std::vector<std::string>& argv, const std::vector<std:
   }
   Fd readEnd(pipeFds[0]), writeEnd(pipeFds[1]);
   SpawnActions actions;
-  posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (!interactive) posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(actions.get(), writeEnd.get(), STDOUT_FILENO);
   std::vector<char*> args = pointers(argv), envp = pointers(env);
   pid_t pid = 0;
@@ -132,8 +148,8 @@ PluginRun runPlugin(const std::vector<std::string>& argv, const std::vector<std:
   return run;
 }
 
-std::string execInfo(const ExecConfig& config, const ExecClusterInfo& cluster) {
-  json spec = {{"interactive", false}};
+std::string execInfo(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive) {
+  json spec = {{"interactive", interactive}};
   if (config.provideClusterInfo) {
     json info = {{"server", cluster.server}};
     if (!cluster.tlsServerName.empty()) info["tls-server-name"] = cluster.tlsServerName;
@@ -167,15 +183,15 @@ bool ExecCredentials::rejected(const Credential& credential) {
 
 Credential ExecCredentials::fetch() {
   const std::string prefix = "getting credentials: ";
-  if (config_.interactiveMode == ExecConfig::InteractiveMode::Always)
-    throw CredentialError(prefix + "exec plugin " + config_.command +
-                          " cannot support interactive mode: interactiveMode is Always and fedhpa never runs plugins interactively "
-                          "(no terminal); use a plugin mode that needs no input");
+  std::string why;
+  const auto isInteractive = interactive(
+      config_.interactiveMode, options_.stdinIsTerminal ? options_.stdinIsTerminal() : ::isatty(STDIN_FILENO) == 1, why);
+  if (!isInteractive) throw CredentialError(prefix + "exec plugin cannot support interactive mode: " + why);
   std::vector<std::string> argv{config_.command};
   argv.insert(argv.end(), config_.args.begin(), config_.args.end());
   auto env = config_.env;
-  env.emplace_back("KUBERNETES_EXEC_INFO", execInfo(config_, cluster_));
-  const PluginRun run = runPlugin(argv, environmentWith(env), options_);
+  env.emplace_back("KUBERNETES_EXEC_INFO", execInfo(config_, cluster_, *isInteractive));
+  const PluginRun run = runPlugin(argv, environmentWith(env), options_, *isInteractive);
   switch (run.outcome) {
     case PluginRun::Outcome::NotFound:
       throw CredentialError(prefix + "exec: executable " + config_.command + " not found" +

@@ -112,17 +112,23 @@ std::string yamlDocuments(const std::vector<json>& objects) {
   return text;
 }
 
-json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& stored,
-                 const std::map<std::string, std::string>& secretAnnotations) {
-  const bool createdSecret = createOrUpdate(federation, kSecrets, kFederationNamespace,
-                                            kubeconfigSecret(name, stored, secretAnnotations), {"data", "type"})
-                                 .created;
+namespace {
+
+json writeSecretAndCluster(KubeClient& federation, const json& secret, const json& cluster) {
+  const bool createdSecret = createOrUpdate(federation, kSecrets, kFederationNamespace, secret, {"data", "type"}).created;
   try {
-    return createOrUpdate(federation, kClusters, "", clusterObject(name, stored.server), {"spec"}).object;
+    return createOrUpdate(federation, kClusters, "", cluster, {"spec"}).object;
   } catch (const ClientError&) {
-    if (createdSecret) federation.remove(kSecrets, kFederationNamespace, name);  // leave nothing half-joined
+    if (createdSecret) federation.remove(kSecrets, kFederationNamespace, secret["metadata"]["name"]);  // nothing half-joined
     throw;
   }
+}
+
+}  // namespace
+
+json joinCluster(KubeClient& federation, const std::string& name, const RestConfig& stored,
+                 const std::map<std::string, std::string>& secretAnnotations) {
+  return writeSecretAndCluster(federation, kubeconfigSecret(name, stored, secretAnnotations), clusterObject(name, stored.server));
 }
 
 RestConfig storedConfig(const RestConfig& member, const std::string& token) {
@@ -139,21 +145,28 @@ RestConfig storedConfig(const RestConfig& member, const std::string& token) {
 }
 
 IssuedToken joinMember(KubeClient& federation, const std::string& name, const RestConfig& memberAdmin,
-                       std::chrono::seconds tokenLifetime) {
+                       std::chrono::seconds tokenLifetime, const ClientFactory& clients) {
+  const auto open = [&clients](const RestConfig& config) -> std::shared_ptr<KubeClient> {
+    return clients ? clients(config) : std::make_shared<RestClient>(config);
+  };
   IssuedToken issued;
+  json secret;
+  json cluster;
   try {
-    RestClient member(memberAdmin);
-    applyMemberIdentity(member, memberIdentityPlan());
-    issued = requestMemberToken(member, tokenLifetime);
-    // What the federation will hold must work before the federation is told of the member.
-    RestClient asFederation(storedConfig(memberAdmin, issued.token));
-    verifyMemberAccess(asFederation);
+    const auto member = open(memberAdmin);
+    applyMemberIdentity(*member, memberIdentityPlan());
+    issued = requestMemberToken(*member, tokenLifetime);
+    std::map<std::string, std::string> annotations;
+    if (!issued.expirationTimestamp.empty()) annotations[kTokenExpirationAnnotation] = issued.expirationTimestamp;
+    secret = kubeconfigSecret(name, storedConfig(memberAdmin, issued.token), annotations);
+    cluster = clusterObject(name, memberAdmin.server);
+    // What the federation will hold must work before the federation is told of the member: the
+    // client is the controller's, read from the very Secret about to be written.
+    verifyMemberAccess(*open(memberRestConfig(cluster, secret)));
   } catch (const ClientError& error) {
     throw ClientError(error.kind(), error.code(), error.reason(), "member " + name + ": " + error.what());
   }
-  std::map<std::string, std::string> annotations;
-  if (!issued.expirationTimestamp.empty()) annotations[kTokenExpirationAnnotation] = issued.expirationTimestamp;
-  joinCluster(federation, name, storedConfig(memberAdmin, issued.token), annotations);
+  writeSecretAndCluster(federation, secret, cluster);
   return issued;
 }
 

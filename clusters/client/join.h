@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "clusters/client/cluster_registry.h"  // ClientFactory
 #include "clusters/client/kube_client.h"
 #include "clusters/client/kubeconfig.h"
 #include "clusters/client/member_identity.h"
@@ -32,11 +33,13 @@ json joinCluster(KubeClient& federation, const std::string& name, const RestConf
 RestConfig storedConfig(const RestConfig& member, const std::string& token);
 
 // `fedhpa join` whole: with the operator's credential for the member (memberAdmin) creates the
-// member identity there, takes a token of it for tokenLifetime, checks that token works, and only
-// then writes the Secret (that token, the member's CA) and the Cluster. Returns the token taken.
-// Throws ClientError; one from the member has a message that starts "member NAME: ".
+// member identity there, takes a token of it for tokenLifetime, checks that token works through a
+// client read from the Secret's kubeconfig as the controller will read it, and only then writes
+// that Secret (the token, the member's CA) and the Cluster. Returns the token taken. `clients`
+// opens the member clients (RestClient when empty). Throws ClientError; one from the member has a
+// message that starts "member NAME: ".
 IssuedToken joinMember(KubeClient& federation, const std::string& name, const RestConfig& memberAdmin,
-                       std::chrono::seconds tokenLifetime);
+                       std::chrono::seconds tokenLifetime, const ClientFactory& clients = {});
 
 // Deletes the Cluster and its Secret; a part already gone is no error.
 void unjoinCluster(KubeClient& federation, const std::string& name);

@@ -15,7 +15,7 @@ const Resource kSelfSubjectAccessReviews{"authorization.k8s.io", "v1", "selfsubj
 const Resource kMemberHpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
 
 json metadata(const std::string& name, const std::string& namespaceName = "") {
-  json meta = {{"name", name}, {"labels", {{"app.kubernetes.io/managed-by", "fedhpa"}}}};
+  json meta = {{"name", name}, {"labels", {{kIdentityManagedByLabel, kIdentityManagedByValue}}}};
   if (!namespaceName.empty()) meta["namespace"] = namespaceName;
   return meta;
 }
@@ -143,17 +143,25 @@ void verifyMemberAccess(KubeClient& asFederation) {
                         (why.empty() ? "" : ": " + why));
 }
 
-std::size_t removeMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan) {
-  std::size_t removed = 0;
+IdentityRemoval removeMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan) {
+  IdentityRemoval result;
   for (auto it = plan.rbegin(); it != plan.rend(); ++it) {
+    const std::string ns = it->object["metadata"].value("namespace", "");
+    const std::string name = it->object["metadata"]["name"];
     try {
-      member.remove(it->resource, it->object["metadata"].value("namespace", ""), it->object["metadata"]["name"]);
-      ++removed;
+      const json current = member.get(it->resource, ns, name);
+      const json labels = current["metadata"].value("labels", json::object());
+      if (labels.value(kIdentityManagedByLabel, "") != kIdentityManagedByValue) {
+        result.kept.push_back(it->object["kind"].get<std::string>() + " " + (ns.empty() ? "" : ns + "/") + name);
+        continue;
+      }
+      member.remove(it->resource, ns, name, "", current["metadata"].value("resourceVersion", ""));
+      ++result.removed;
     } catch (const ClientError& error) {
       if (error.kind() != ClientError::Kind::NotFound) throw;
     }
   }
-  return removed;
+  return result;
 }
 
 }  // namespace fedhpa::clusters

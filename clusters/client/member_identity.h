@@ -2,8 +2,8 @@
 // karmadactl join do: a namespace, a ServiceAccount, a ClusterRole with exactly what fedhpa's
 // controller-manager does in a member (and its binding), and a Role that lets the account ask for
 // its own next token. The federation's Secret then holds a token of that account (TokenRequest,
-// bounded lifetime) and never the operator's credential. unjoin removes the same objects, which
-// ends every token the federation held.
+// bounded lifetime) and never the operator's credential. unjoin removes the same objects, those
+// join created (they carry fedhpa's label), which ends every token the federation held.
 #pragma once
 
 #include <chrono>
@@ -54,7 +54,18 @@ IssuedToken requestMemberToken(KubeClient& member, std::chrono::seconds lifetime
 // HPAs). Throws ClientError: Unauthorized or Forbidden with why, when it may not.
 void verifyMemberAccess(KubeClient& asFederation);
 
-// Deletes what the plan names (a part already gone is no error); returns how many it deleted.
-std::size_t removeMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan);
+// What join creates carries this label (app.kubernetes.io/managed-by: fedhpa); what it found
+// already there (a namespace the operator made) does not, and is not join's to delete.
+inline constexpr const char* kIdentityManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr const char* kIdentityManagedByValue = "fedhpa";
+
+struct IdentityRemoval {
+  std::size_t removed = 0;
+  std::vector<std::string> kept;  // "Namespace fedhpa-system", ...: there, but without fedhpa's label
+};
+// Deletes what the plan names and carries fedhpa's label, in reverse order (each delete conditional
+// on the resourceVersion read; a part already gone is no error), and keeps what does not carry it.
+// Throws ClientError.
+IdentityRemoval removeMemberIdentity(KubeClient& member, const std::vector<PlannedObject>& plan);
 
 }  // namespace fedhpa::clusters

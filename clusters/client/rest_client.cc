@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "clusters/client/credential_source.h"
+#include "clusters/client/proxy_environment.h"
 #include "federation/common/body_lines.h"
 #include "federation/common/logging.h"
 #include "federation/common/response_body.h"
@@ -171,7 +172,15 @@ class RestClient::Impl {
   Impl(RestConfig config, RestClientOptions options)
       : config_(std::move(config)), options_(options),
         credentials_(credentialSourceFor(config_, options_.timeSource ? options_.timeSource : std::make_shared<RealTimeSource>())) {
-    connectionsFor(Credential{config_.bearerToken, config_.clientCertPem, config_.clientKeyPem});
+    // The kubeconfig's proxy-url, else the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), as
+    // client-go's transport. cpprestsdk tunnels through http:// proxies only: another kind from
+    // the environment fails every request (the kubeconfig reader refuses it in proxy-url).
+    proxy_ = config_.proxyUrl.empty() ? proxyFor(config_.server, ProxyEnvironment::read()) : config_.proxyUrl;
+    if (!proxy_.empty() && proxy_.rfind("http://", 0) != 0)
+      proxyError_ = "the proxy from the environment, " + proxy_.substr(0, proxy_.find("://")) +
+                    "://..., is not supported (fedhpa reaches clusters through http:// proxies only): set the cluster's "
+                    "proxy-url, or name the host in NO_PROXY";
+    else connectionsFor(Credential{config_.bearerToken, config_.clientCertPem, config_.clientKeyPem});
   }
 
   json call(const http::method& method, const std::string& pathAndQuery, const std::optional<json>& body,
@@ -275,6 +284,7 @@ class RestClient::Impl {
   }
 
   std::shared_ptr<Connections> connectionsFor(const Credential& credential) {
+    if (!proxyError_.empty()) throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", config_.server + ": " + proxyError_);
     std::lock_guard lock(connectionsMutex_);
     if (!connections_ || connectionsCert_ != credential.clientCertPem || connectionsKey_ != credential.clientKeyPem) {
       connections_ = std::make_shared<Connections>(config_.server, configFor(options_.requestTimeout, credential),
@@ -300,7 +310,7 @@ class RestClient::Impl {
     http_client_config config;
     config.set_timeout(timeout);
     if (config_.insecureSkipTlsVerify) config.set_validate_certificates(false);
-    if (!config_.proxyUrl.empty()) config.set_proxy(proxyOf(config_.proxyUrl));
+    if (!proxy_.empty()) config.set_proxy(proxyOf(proxy_));
     const std::string ca = config_.caPem, cert = credential.clientCertPem, key = credential.clientKeyPem;
     if (!ca.empty() || !cert.empty())
       config.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& context) {
@@ -343,6 +353,8 @@ class RestClient::Impl {
 
   RestConfig config_;
   RestClientOptions options_;
+  std::string proxy_;       // the proxy in use: "" to connect directly
+  std::string proxyError_;  // why the environment's proxy cannot be used
   std::shared_ptr<CredentialSource> credentials_;
   std::mutex connectionsMutex_;
   std::shared_ptr<Connections> connections_;

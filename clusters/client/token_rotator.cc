@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "clusters/client/member_identity.h"
 #include "federation/api/machinery/base64.h"
 #include "federation/api/time.h"
 #include "federation/common/logging.h"
@@ -36,6 +35,7 @@ int TokenRotator::rotateDue() {
       it = std::find(names.begin(), names.end(), it->first) == names.end() ? byMember.erase(it) : std::next(it);
   };
   forgetGone(backoff_);
+  forgetGone(unstored_);
   forgetGone(noted_);
   return rotated;
 }
@@ -83,8 +83,19 @@ bool TokenRotator::rotate(const std::string& name) {
   const auto live = storedToken(*cluster, secret);
   if (!live || now < live->schedule.refreshAt() || now >= live->schedule.expiresAt) return false;
 
-  const IssuedToken issued = requestServiceAccountToken(*client, live->schedule.serviceAccountNamespace,
-                                                        live->schedule.serviceAccountName, live->schedule.lifetime());
+  // A token issued at an earlier try and not stored is stored now, while it is younger than its own
+  // renewal time and the Secret still holds the token it replaces.
+  IssuedToken issued;
+  if (const auto it = unstored_.find(name); it != unstored_.end()) {
+    const auto schedule = tokenSchedule(it->second.issued.token, it->second.issued.expirationTimestamp);
+    if (it->second.replaces == live->token && schedule && now < schedule->refreshAt()) issued = it->second.issued;
+    unstored_.erase(it);
+  }
+  if (issued.token.empty()) {
+    issued = requestServiceAccountToken(*client, live->schedule.serviceAccountNamespace, live->schedule.serviceAccountName,
+                                        live->schedule.lifetime());
+  }
+  unstored_[name] = Unstored{issued, live->token};
   const auto text = api::machinery::decodeBase64(secret["data"][kKubeconfigSecretKey].get<std::string>());
   if (!text) throw KubeconfigError("data.kubeconfig is not base64");
   secret["data"][kKubeconfigSecretKey] = api::machinery::encodeBase64(withToken(*text, issued.token));
@@ -93,6 +104,7 @@ bool TokenRotator::rotate(const std::string& name) {
   if (issued.expirationTimestamp.empty()) annotations.erase(kTokenExpirationAnnotation);
   else annotations[kTokenExpirationAnnotation] = issued.expirationTimestamp;
   federation_.update(kSecrets, secret);
+  unstored_.erase(name);
   FEDHPA_LOG(info) << "cluster " << name << ": rotated the federation's token (system:serviceaccount:"
                    << live->schedule.serviceAccountNamespace << ":" << live->schedule.serviceAccountName
                    << "), which expired at " << api::formatRfc3339(live->schedule.expiresAt) << "; the new one expires at "

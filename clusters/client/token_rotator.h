@@ -14,6 +14,7 @@
 #include <string>
 
 #include "clusters/client/cluster_registry.h"
+#include "clusters/client/member_identity.h"
 #include "clusters/client/stored_token.h"
 #include "federation/common/time_source.h"
 
@@ -43,6 +44,13 @@ class TokenRotator {
     MonotonicTime notBefore;
     std::chrono::milliseconds next{0};
   };
+  // A token the member issued that the Secret does not hold yet (its update failed): stored at the
+  // next try instead of a fresh one, so a federation that refuses the update does not make the
+  // member mint a token at every try.
+  struct Unstored {
+    IssuedToken issued;
+    std::string replaces;  // the token the Secret held when it was asked for
+  };
   bool rotate(const std::string& name);  // throws ClientError, KubeconfigError
   void note(const std::string& name, const std::string& message, bool warn);  // once per state
 
@@ -51,6 +59,7 @@ class TokenRotator {
   TimeSource& time_;
   TokenRotationOptions options_;
   std::map<std::string, Backoff> backoff_;  // by member, after a failed rotation
+  std::map<std::string, Unstored> unstored_;  // by member
   std::map<std::string, std::string> noted_;  // the last note logged per member, so a state is logged once
 };
 

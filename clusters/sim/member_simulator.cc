@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "clusters/sim/deployment_status.h"
 #include "clusters/sim/member_metrics.h"
 
 #include "federation/api/hpa_type.h"
@@ -212,27 +213,26 @@ void MemberSimulator::syncOnce(TimePoint now) {
   }
 }
 
-// The Deployment controller: spec.replicas pods, each Ready podStartupDelay after its creation;
-// a scale-down removes the newest pods first (the least ready, as the ReplicaSet controller picks).
-// The status counts them as kube's does: all pods are of the current template (updatedReplicas),
-// ready ones are available (minReadySeconds 0).
+// The Deployment controller: spec.replicas pods, each Ready podStartupDelay after its creation and
+// available spec.minReadySeconds later; a scale-down removes the newest pods first (the least
+// ready, as the ReplicaSet controller picks). The status is what kube's controller writes
+// (deployment_status.h).
 void MemberSimulator::syncDeployments(TimePoint now) {
   std::map<std::string, std::vector<TimePoint>> seen;
   for (const auto& deployment : deployments_.list({"", {}, std::nullopt, ""}).items) {
-    const int replicas = std::max(0, deployment.value("spec", json::object()).value("replicas", 1));
+    const json spec = deployment.value("spec", json::object());
+    const int replicas = std::max(0, spec.value("replicas", 1));
     std::vector<TimePoint>& created = seen[apiserver::metaString(deployment, "uid")];
     if (const auto known = podsCreated_.find(apiserver::metaString(deployment, "uid")); known != podsCreated_.end())
       created = std::move(known->second);
     if (created.size() > static_cast<std::size_t>(replicas)) created.resize(static_cast<std::size_t>(replicas));
     while (created.size() < static_cast<std::size_t>(replicas)) created.push_back(now);
-    const int ready = static_cast<int>(
-        std::count_if(created.begin(), created.end(), [&](TimePoint at) { return at + options_.podStartupDelay <= now; }));
-    json wanted = {{"observedGeneration", deployment["metadata"].value("generation", 1)},
-                   {"replicas", replicas},
-                   {"updatedReplicas", replicas},
-                   {"readyReplicas", ready},
-                   {"availableReplicas", ready}};
-    if (replicas > ready) wanted["unavailableReplicas"] = replicas - ready;
+    const auto minReady = std::chrono::seconds(std::max(0, spec.value("minReadySeconds", 0)));
+    const auto readyBy = [&](std::chrono::system_clock::duration after) {
+      return static_cast<int>(std::count_if(created.begin(), created.end(),
+                                            [&](TimePoint at) { return at + options_.podStartupDelay + after <= now; }));
+    };
+    const json wanted = deploymentStatus(deployment, {replicas, readyBy({}), readyBy(minReady)}, now);
     if (deployment.value("status", json::object()) == wanted) continue;
     deployments_.update(apiserver::metaString(deployment, "namespace"), apiserver::metaString(deployment, "name"),
                         [&](const json& current) {

@@ -2,24 +2,10 @@
 
 #include <sstream>
 
+#include "federation/common/prometheus_text.h"
+
 namespace fedhpa::apiserver {
 
-namespace {
-
-// A label value in the Prometheus text format: backslash, double quote and newline escaped.
-std::string labelValue(const std::string& value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
 
 void RequestMetrics::observe(const std::string& verb, const std::string& resource, int code, double seconds) {
   std::lock_guard lock(mutex_);
@@ -38,14 +24,14 @@ std::string RequestMetrics::render(std::size_t openWatches) const {
          "# TYPE apiserver_request_total counter\n";
   for (const auto& [key, count] : counts_) {
     const auto& [verb, resource, code] = key;
-    out << "apiserver_request_total{verb=\"" << labelValue(verb) << "\",resource=\"" << labelValue(resource)
+    out << "apiserver_request_total{verb=\"" << prometheusLabelValue(verb) << "\",resource=\"" << prometheusLabelValue(resource)
         << "\",code=\"" << code
         << "\"} " << count << "\n";
   }
   out << "# HELP apiserver_request_duration_seconds Response latency distribution in seconds by verb and resource.\n"
          "# TYPE apiserver_request_duration_seconds histogram\n";
   for (const auto& [key, histogram] : durations_) {
-    const std::string labels = "verb=\"" + labelValue(key.first) + "\",resource=\"" + labelValue(key.second) + "\"";
+    const std::string labels = "verb=\"" + prometheusLabelValue(key.first) + "\",resource=\"" + prometheusLabelValue(key.second) + "\"";
     for (std::size_t i = 0; i < kBuckets.size(); ++i)
       out << "apiserver_request_duration_seconds_bucket{" << labels << ",le=\"" << kBuckets[i] << "\"} "
           << histogram.buckets[i] << "\n";

@@ -62,6 +62,12 @@ std::variant<controller::ControllerOptions, std::string> controllerOptions(const
   return options;
 }
 
+clusters::RestConfig controllerFederationConfig(const std::vector<std::filesystem::path>& files, const std::string& context) {
+  clusters::RestConfig config = clusters::loadKubeconfig(files).resolve(context);
+  config.credentials = clusters::credentialSourceFor(config, std::make_shared<RealTimeSource>());
+  return config;
+}
+
 // What every client of the controllers' (federation and members) shares: writes managed by
 // "fedhpa-controller", and objects read without the managedFields nothing in it reads.
 clusters::RestClientOptions controllerClientOptions() {
@@ -195,10 +201,7 @@ int controllerManagerMain(int argc, char** argv) {
   clusters::initializeHttpClientPool(4);
   try {
     const auto files = kubeconfig.empty() ? clusters::defaultKubeconfigFiles() : std::vector<std::filesystem::path>{kubeconfig};
-    clusters::RestConfig federationConfig = clusters::loadKubeconfig(files).resolve(context);
-    // One credential for the controllers' client and the election's, as client-go shares one
-    // exec authenticator between the clients of one config: a plugin runs once per expiry.
-    federationConfig.credentials = clusters::credentialSourceFor(federationConfig, std::make_shared<RealTimeSource>());
+    const clusters::RestConfig federationConfig = controllerFederationConfig(files, context);
     clusters::RestClient federation(federationConfig, controllerClientOptions());
     RealTimeSource time;
     controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <boost/program_options/options_description.hpp>
+#include <filesystem>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "clusters/client/cluster_registry.h"
 #include "clusters/client/rest_client.h"
@@ -28,6 +30,11 @@ void addControllerFlags(boost::program_options::options_description& options, Co
 // The options, or the message naming the flag that does not parse.
 std::variant<controller::ControllerOptions, std::string> controllerOptions(const ControllerFlags& flags);
 
+// The controller's config for the federation API: `context` ("" for the current one) of the
+// kubeconfig `files`, read as client-go reads them, with one credential for every client built
+// from it (the controllers' and the election's), as client-go shares one exec authenticator
+// between the clients of one config: a plugin runs once per expiry. Throws KubeconfigError.
+clusters::RestConfig controllerFederationConfig(const std::vector<std::filesystem::path>& files, const std::string& context);
 // The controller's client to the federation API, and the factory of its member clients.
 clusters::RestClientOptions controllerClientOptions();
 clusters::ClientFactory memberClients();

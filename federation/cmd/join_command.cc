@@ -1,5 +1,6 @@
 #include "federation/cmd/join_command.h"
 
+#include <boost/algorithm/string/join.hpp>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -208,8 +209,12 @@ std::string releaseCopies(clusters::RestClient* member, const std::string& why, 
 std::string removeIdentity(clusters::RestClient* admin, const std::string& why) {
   if (!admin) return "; its identity in the member is left in place (" + why + ")";
   try {
-    const std::size_t removed = clusters::removeMemberIdentity(*admin, clusters::memberIdentityPlan());
-    return "; its identity in the member removed (" + std::to_string(removed) + " objects)";
+    const auto removal = clusters::removeMemberIdentity(*admin, clusters::memberIdentityPlan());
+    std::string text = "; its identity in the member removed (" + std::to_string(removal.removed) + " objects)";
+    if (!removal.kept.empty())
+      text += "; kept, not created by fedhpa (no " + std::string(clusters::kIdentityManagedByLabel) + "=" +
+              clusters::kIdentityManagedByValue + " label): " + boost::algorithm::join(removal.kept, ", ");
+    return text;
   } catch (const std::exception& error) {
     return "; its identity in the member could not be removed: " + std::string(error.what());
   }

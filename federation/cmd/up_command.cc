@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clusters/client/join.h"
+#include "clusters/client/kubeconfig.h"
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/api/machinery/base64.h"
@@ -148,25 +149,40 @@ int upMain(int argc, char** argv) {
   std::ofstream(kubeconfigPath) << config.str();
   std::filesystem::permissions(kubeconfigPath, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
+  // The controller-manager's own kubeconfig, as kubeadm writes controller-manager.conf: its client
+  // certificate (CN system:fedhpa-controller-manager, no group) for the first API server.
+  std::ostringstream controllerConfig;
+  controllerConfig << "apiVersion: v1\nkind: Config\ncurrent-context: controller-manager\nclusters:\n- name: federation-cluster\n"
+                   << "  cluster: {server: \"" << federationUrl << "\", certificate-authority-data: " << data(ca.certificate)
+                   << "}\nusers:\n- name: controller-manager\n  user: {client-certificate-data: "
+                   << data(controllerIdentity.certificate) << ", client-key-data: " << data(controllerIdentity.privateKey)
+                   << "}\ncontexts:\n- name: controller-manager\n  context: {cluster: federation-cluster, user: controller-manager}\n";
+  const std::string controllerKubeconfig = writePrivate("controller-manager.kubeconfig", controllerConfig.str());
+
+  // Every client from here on is read from those kubeconfigs, as `fedhpa join` and
+  // `fedhpa controller-manager` read theirs.
   clusters::RestConfig adminConfig;
-  adminConfig.server = federationUrl;
-  adminConfig.caPem = ca.certificate;
-  adminConfig.clientCertPem = admin.certificate;
-  adminConfig.clientKeyPem = admin.privateKey;
+  std::vector<std::pair<std::string, clusters::RestConfig>> memberAdmins;
+  clusters::RestConfig federationConfig;
+  try {
+    const clusters::Kubeconfig operatorKubeconfig = clusters::loadKubeconfig({kubeconfigPath});
+    adminConfig = operatorKubeconfig.resolve("federation-cluster");
+    for (const auto& [name, url] : memberUrls) memberAdmins.emplace_back(name, operatorKubeconfig.resolve(name));
+    federationConfig = controllerFederationConfig({controllerKubeconfig}, "");
+  } catch (const clusters::KubeconfigError& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return 1;
+  }
   clusters::RestClient adminClient(adminConfig);
-  for (const auto& [name, url] : memberUrls) {
-    clusters::RestConfig memberAdmin = adminConfig;
-    memberAdmin.server = url;
+  for (const auto& [name, memberAdmin] : memberAdmins) {
     try {
       clusters::unjoinCluster(adminClient, name);  // from an earlier run, whose members are gone
     } catch (const clusters::ClientError&) {
     }
-    // As `fedhpa join` does. The token outlives any session of `up` (rotation is not there yet).
+    // As `fedhpa join` does. The token lasts a year; the controller-manager renews it 24 hours
+    // after it was issued, as any member's (token_rotator.h).
     clusters::joinMember(adminClient, name, memberAdmin, kUpMemberTokenLifetime);
   }
-  clusters::RestConfig federationConfig = adminConfig;
-  federationConfig.clientCertPem = controllerIdentity.certificate;
-  federationConfig.clientKeyPem = controllerIdentity.privateKey;
   clusters::RestClient federation(federationConfig, controllerClientOptions());
   RealTimeSource time;
   controller::ControllerManager manager(federation, memberClients(), std::get<controller::ControllerOptions>(parsed), time);

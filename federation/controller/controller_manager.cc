@@ -33,7 +33,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
       registry_(federation, std::move(memberClients), [this](const std::string& cluster) { onMemberChange(cluster); },
                 [this](const std::string& cluster) { onMemberReady(cluster); }),
       prober_(federation, registry_, time,
-              clusters::ProberOptions{options.clusterProbePeriod, 3, 1, [this](const std::string& cluster) { return reportOn(cluster); }}),
+              clusters::ProberOptions{3, 1, [this](const std::string& cluster) { return reportOn(cluster); }}),
       rotator_(federation, registry_, time, options.tokenRotation),
       // Half the workers at most on resync keys: the other half is free the moment an event comes.
       queue_(time, std::chrono::milliseconds(100), std::chrono::seconds(30),
@@ -76,9 +76,7 @@ ControllerManager::ControllerManager(clusters::KubeClient& federation, clusters:
                     }}),
       policyStatus_({federation, [this] { return propagationPolicies_.list(); }, [this] { return clusterPropagationPolicies_.list(); },
                      policyIndex_, *this, [this](const std::string& key) { policyStatusQueue_.add(key); }}),
-      runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(),
-               {{options.resyncPeriod, [this] { enqueueAll(); }},
-                {options.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }}}) {
+      runtime_("HPA federation controller", [this] { return waitForCachesAndProbe(); }, loops(), tickers()) {
   informers_.informer(kHpas, enqueueingObjectChanges("HorizontalPodAutoscaler"));
   // A policy's labelSelector may select a FederatedHPA: a change of its labels may move its HPA
   // (which has its name).
@@ -104,6 +102,14 @@ std::vector<std::unique_ptr<ControllerManager::Propagation>> ControllerManager::
         resource, *propagation->federated, federatedDeployments_);
     out.push_back(std::move(propagation));
   }
+  return out;
+}
+
+std::vector<ControllerRuntime::Ticker> ControllerManager::tickers() {
+  std::vector<ControllerRuntime::Ticker> out(kTickers);
+  out[kResyncTicker] = {options_.resyncPeriod, [this] { enqueueAll(); }};
+  out[kTokenRotationTicker] = {options_.tokenRotation.checkPeriod, [this] { rotator_.rotateDue(); }};
+  out[kProbeTicker] = {options_.clusterProbePeriod, [this] { prober_.probeAll(); }};
   return out;
 }
 
@@ -239,9 +245,9 @@ bool ControllerManager::waitForCachesAndProbe() {
     // membersSynced() does the waiting: up to `step` on the first informer that has not synced
     // (those before it have), then the next pass looks again from the start.
   }
-  if (stopping()) return false;
-  prober_.start();
-  return true;
+  // The probe ticker starts with the workers: its first round one period after the one above, or
+  // at once if a member joined meanwhile (onMemberChange asked for it).
+  return !stopping();
 }
 
 void ControllerManager::stop() {
@@ -249,7 +255,6 @@ void ControllerManager::stop() {
   runtime_.stop();
   karmada_.stop();
   statusWriter_.stop();
-  prober_.stop();
   informers_.stop();
   registry_.stop();
   std::lock_guard lock(membersMutex_);
@@ -390,7 +395,7 @@ void ControllerManager::onMemberChange(const std::string& cluster) {
       watch->deployments->start();
       for (const auto& [resource, informer] : watch->copies) informer->start();
       memberWatches_[cluster] = std::move(watch);
-      prober_.probeSoon();
+      runtime_.tickSoon(kProbeTicker);  // a new member: probed now rather than at the next period
     } else {
       calls_.forget(cluster);
       reconciler_.forgetMember(cluster);

@@ -76,6 +76,9 @@ class ControllerManager : public MemberClusters {
   };
   std::vector<std::unique_ptr<Propagation>> makePropagations(clusters::KubeClient& federation);
   std::vector<ControllerRuntime::Loop> loops();
+  // runtime_'s tickers, each at its index: everything again, tokens due, a probe round.
+  enum Tickers : ControllerRuntime::TickerIndex { kResyncTicker, kTokenRotationTicker, kProbeTicker, kTickers };
+  std::vector<ControllerRuntime::Ticker> tickers();
   // A federated Deployment changed: it, and the objects of its namespace it may use, which follow
   // it; and the policy index, unless nothing a policy's status reads of it changed.
   void onFederatedDeployment(const clusters::json& deployment, bool policyRelevant);
@@ -104,8 +107,8 @@ class ControllerManager : public MemberClusters {
   ControllerOptions options_;
   TimeSource& time_;
   clusters::ClusterRegistry registry_;
-  clusters::ClusterHealthProber prober_;
-  clusters::TokenRotator rotator_;  // run by runtime_'s ticker
+  clusters::ClusterHealthProber prober_;  // run by runtime_'s ticker, as is:
+  clusters::TokenRotator rotator_;
   WorkQueue queue_;             // federated HPAs
   WorkQueue deploymentQueue_;   // federated Deployments
   WorkQueue policyStatusQueue_;  // both policy kinds (PolicyStatusReconciler's keys)

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "federation/common/prometheus_text.h"
+
 namespace fedhpa::controller {
 
 void ControllerMetrics::observeReconcile(double seconds, bool failed) {
@@ -78,7 +80,9 @@ const char* healthState(MemberHealth health) {
 }  // namespace
 
 void ControllerMetrics::renderHpas(std::ostream& out) const {
-  auto hpaLabels = [](const HpaKey& key) { return "namespace=\"" + key.first + "\",name=\"" + key.second + "\""; };
+  auto hpaLabels = [](const HpaKey& key) {
+    return "namespace=\"" + prometheusLabelValue(key.first) + "\",name=\"" + prometheusLabelValue(key.second) + "\"";
+  };
   auto federated = [&](const char* metric, const char* help, long long FederatedReplicas::*field) {
     out << "# HELP " << metric << " " << help << "\n# TYPE " << metric << " gauge\n";
     for (const auto& [key, series] : hpas_) out << metric << "{" << hpaLabels(key) << "} " << series.replicas.*field << "\n";
@@ -91,7 +95,7 @@ void ControllerMetrics::renderHpas(std::ostream& out) const {
     out << "# HELP " << metric << " " << help << "\n# TYPE " << metric << " gauge\n";
     for (const auto& [key, series] : hpas_)
       for (const auto& [cluster, share] : series.members)
-        out << metric << "{" << hpaLabels(key) << ",cluster=\"" << cluster << "\"} " << share.*field << "\n";
+        out << metric << "{" << hpaLabels(key) << ",cluster=\"" << prometheusLabelValue(cluster) << "\"} " << share.*field << "\n";
   };
   member("fedhpa_federated_hpa_member_min_replicas", "The minReplicas of a member's copy of a federated HPA: its share of the federated min.",
          &MemberShare::min);
@@ -120,20 +124,20 @@ std::string ControllerMetrics::render(std::size_t queueDepth) const {
       << "# HELP fedhpa_workqueue_depth Federated HPAs waiting for a worker.\n# TYPE fedhpa_workqueue_depth gauge\n"
       << "fedhpa_workqueue_depth " << queueDepth << "\n"
       << "# HELP fedhpa_member_writes_total Local HPA writes by kind.\n# TYPE fedhpa_member_writes_total counter\n";
-  for (const auto& [kind, count] : writes_) out << "fedhpa_member_writes_total{kind=\"" << kind << "\"} " << count << "\n";
+  for (const auto& [kind, count] : writes_) out << "fedhpa_member_writes_total{kind=\"" << prometheusLabelValue(kind) << "\"} " << count << "\n";
   out << "# HELP fedhpa_member_api_errors_total Failed calls to member clusters.\n"
          "# TYPE fedhpa_member_api_errors_total counter\n";
   for (const auto& [cluster, count] : memberErrors_)
-    out << "fedhpa_member_api_errors_total{cluster=\"" << cluster << "\"} " << count << "\n";
+    out << "fedhpa_member_api_errors_total{cluster=\"" << prometheusLabelValue(cluster) << "\"} " << count << "\n";
   out << "# HELP fedhpa_cluster_ready Whether a member cluster is eligible (1) or not (0).\n# TYPE fedhpa_cluster_ready gauge\n";
   for (const auto& [cluster, health] : health_)
-    out << "fedhpa_cluster_ready{cluster=\"" << cluster << "\"} " << (health == MemberHealth::Healthy ? 1 : 0) << "\n";
+    out << "fedhpa_cluster_ready{cluster=\"" << prometheusLabelValue(cluster) << "\"} " << (health == MemberHealth::Healthy ? 1 : 0) << "\n";
   out << "# HELP fedhpa_cluster_health A member's state, one series per state, 1 for the current one: healthy; unknown (its "
          "share of every federated HPA is frozen); released (NotReady past the grace, its share given to the others).\n"
          "# TYPE fedhpa_cluster_health gauge\n";
   for (const auto& [cluster, health] : health_)
     for (const auto state : {MemberHealth::Healthy, MemberHealth::Unknown, MemberHealth::Released})
-      out << "fedhpa_cluster_health{cluster=\"" << cluster << "\",state=\"" << healthState(state) << "\"} "
+      out << "fedhpa_cluster_health{cluster=\"" << prometheusLabelValue(cluster) << "\",state=\"" << healthState(state) << "\"} "
           << (health == state ? 1 : 0) << "\n";
   renderHpas(out);
   // client-go's leader election metric, under its name, so existing alerts on it apply.

@@ -6,7 +6,11 @@ namespace fedhpa::controller {
 
 ControllerRuntime::ControllerRuntime(std::string name, std::function<bool()> waitForSync, std::vector<Loop> loops,
                                      std::vector<Ticker> tickers)
-    : name_(std::move(name)), waitForSync_(std::move(waitForSync)), loops_(std::move(loops)), tickers_(std::move(tickers)) {}
+    : name_(std::move(name)),
+      waitForSync_(std::move(waitForSync)),
+      loops_(std::move(loops)),
+      tickers_(std::move(tickers)),
+      soon_(tickers_.size(), false) {}
 
 ControllerRuntime::~ControllerRuntime() { stop(); }
 
@@ -29,17 +33,29 @@ void ControllerRuntime::waitThenRun() {
       threads_.emplace_back([&loop] { runWorker(*loop.queue, loop.reconcile, loop.what); });
     workers += loop.workers;
   }
-  for (const Ticker& ticker : tickers_) threads_.emplace_back([this, &ticker] { tickEvery(ticker); });
+  for (TickerIndex ticker = 0; ticker < tickers_.size(); ++ticker) threads_.emplace_back([this, ticker] { tickEvery(ticker); });
   FEDHPA_LOG(info) << name_ << ": caches synced; " << workers << " workers started";
 }
 
-void ControllerRuntime::tickEvery(const Ticker& ticker) {
+void ControllerRuntime::tickEvery(TickerIndex index) {
+  const Ticker& ticker = tickers_[index];
   std::unique_lock lock(mutex_);
-  while (!stopped_.wait_for(lock, ticker.period, [&] { return stopping_; })) {
+  for (;;) {
+    wake_.wait_for(lock, ticker.period, [&] { return stopping_ || soon_[index]; });
+    if (stopping_) return;
+    soon_[index] = false;
     lock.unlock();
     ticker.tick();
     lock.lock();
   }
+}
+
+void ControllerRuntime::tickSoon(TickerIndex ticker) {
+  {
+    std::lock_guard lock(mutex_);
+    soon_.at(ticker) = true;
+  }
+  wake_.notify_all();
 }
 
 void ControllerRuntime::stop() {
@@ -48,7 +64,7 @@ void ControllerRuntime::stop() {
     if (stopping_) return;
     stopping_ = true;
   }
-  stopped_.notify_all();
+  wake_.notify_all();
   if (starter_.joinable()) starter_.join();
   for (const Loop& loop : loops_) loop.queue->shutDown();
   std::vector<std::thread> threads;

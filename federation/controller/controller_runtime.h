@@ -1,12 +1,14 @@
 // How every controller of this process runs, as kubernetes/sample-controller's Run does: wait until
 // the caches it reads have synced, then start workers that hand their queue's keys to reconcile
-// (runWorker), and tickers that look at everything again every period; stop() ends them all. The
+// (runWorker), and tickers that run a periodic task (look at everything again, probe the members)
+// every period, or sooner when asked (tickSoon); stop() ends them all. The
 // informers belong to whoever made them (usually SharedInformers): the runtime only waits for them.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -30,6 +32,7 @@ class ControllerRuntime {
     std::chrono::milliseconds period;
     std::function<void()> tick;  // usually: every key again, on the queue's resync lane
   };
+  using TickerIndex = std::size_t;  // a ticker's place among those the constructor was given
 
   // `waitForSync` runs on a thread of the runtime's own before any worker starts; it returns false
   // to give up, and must look at stopping() at least every few hundred milliseconds.
@@ -43,10 +46,14 @@ class ControllerRuntime {
   void stop();
   bool stopping();
   bool workersStarted() const { return workersStarted_; }
+  // The ticker ticks now rather than at the end of its period, and its next period counts from
+  // then; asked before the tickers started, it ticks as soon as they do. Asks while a tick runs
+  // make one more tick after it, however many there were.
+  void tickSoon(TickerIndex ticker);
 
  private:
   void waitThenRun();
-  void tickEvery(const Ticker& ticker);
+  void tickEvery(TickerIndex ticker);
 
   std::string name_;
   std::function<bool()> waitForSync_;
@@ -54,8 +61,9 @@ class ControllerRuntime {
   std::vector<Ticker> tickers_;
   std::atomic<bool> workersStarted_{false};
   std::mutex mutex_;
-  std::condition_variable stopped_;
+  std::condition_variable wake_;  // stopping, or a ticker asked to tick soon
   bool stopping_ = false;
+  std::vector<bool> soon_;  // by ticker, under mutex_
   std::thread starter_;
   std::vector<std::thread> threads_;  // workers and tickers, under mutex_
 };

@@ -97,6 +97,7 @@ Scenario parseScenario(const json& document) {
   if (!document.is_object()) throw ScenarioError("(top level): must be an object");
   static const std::set<std::string> kKnownFields = {
       "description", "federated", "clusters", "durationSeconds", "stepSeconds", "hpaSyncSeconds", "reconcileSeconds",
+      "horizontalPodAutoscalerSyncPeriodSeconds",
       "scaleForbiddenWindowSeconds", "clusterUnhealthyGraceSeconds", "preferences", "demand", "metricDemand",
       "spill", "outages", "podStartupSeconds", "horizontalPodAutoscalerTolerance",
       "horizontalPodAutoscalerDownscaleStabilizationSeconds", "horizontalPodAutoscalerCpuInitializationPeriodSeconds",
@@ -138,7 +139,14 @@ Scenario parseScenario(const json& document) {
 
   scenario.duration = seconds(document, "durationSeconds", 3600, 1);
   scenario.step = seconds(document, "stepSeconds", 5, 1);
-  scenario.hpaSync = seconds(document, "hpaSyncSeconds", 15, 1);
+  // The sync period under kube's flag name; hpaSyncSeconds is its older name, still read.
+  const char* syncKey = "horizontalPodAutoscalerSyncPeriodSeconds";
+  if (member(document, "hpaSyncSeconds")) {
+    if (member(document, syncKey))
+      throw ScenarioError(std::string("hpaSyncSeconds: the old name of ") + syncKey + "; give one of them");
+    syncKey = "hpaSyncSeconds";
+  }
+  scenario.hpaSync = seconds(document, syncKey, 15, 1);
   scenario.reconcile = seconds(document, "reconcileSeconds", 15, 1);
   scenario.scaleForbiddenWindow = seconds(document, "scaleForbiddenWindowSeconds", 120, 0);
   scenario.unhealthyGrace = seconds(document, "clusterUnhealthyGraceSeconds", 40, 0);
@@ -151,7 +159,7 @@ Scenario parseScenario(const json& document) {
   scenario.controller.downscaleStabilization = seconds(document, "horizontalPodAutoscalerDownscaleStabilizationSeconds", 300, 0);
   scenario.controller.cpuInitializationPeriod = seconds(document, "horizontalPodAutoscalerCpuInitializationPeriodSeconds", 300, 0);
   scenario.controller.initialReadinessDelay = seconds(document, "horizontalPodAutoscalerInitialReadinessDelaySeconds", 30, 0);
-  for (const auto& [key, period] : {std::pair{"hpaSyncSeconds", scenario.hpaSync}, {"reconcileSeconds", scenario.reconcile}})
+  for (const auto& [key, period] : {std::pair{syncKey, scenario.hpaSync}, {"reconcileSeconds", scenario.reconcile}})
     if (period.count() % scenario.step.count() != 0)
       throw ScenarioError(std::string(key) + ": must be a multiple of stepSeconds (" + std::to_string(scenario.step.count()) + ")");
 

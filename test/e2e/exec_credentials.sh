@@ -3,6 +3,10 @@
 # script that counts its runs per process and prints the token in current-token, valid an hour):
 # the plugin runs once for the controller-manager however many requests it makes, and once more
 # when the API server stops accepting that token (401), after which the controller carries on.
+# Then a context shaped as EKS's and GKE's kubeconfigs are (a client.authentication.k8s.io/v1beta1
+# plugin with args and env and no interactiveMode): a controller-manager run with it takes the
+# Lease, the plugin ran once, with its args and env, and was told the v1beta1 ExecCredential with
+# interactive false.
 # Usage: exec_credentials.sh fedhpa
 FEDHPA=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -49,5 +53,38 @@ wait_for "the controller-manager renews the Lease with the new token" '^renewed$
 sleep 3
 check "the plugin ran once more after the 401, not once per request" 0 '^2$' -- runs_of "$PID_cm"
 if kill -0 "$PID_cm" 2>/dev/null; then ok "the controller-manager is still running"; else not_ok "the controller-manager is still running" "$(tail -20 "$E2E_DIR/cm.err")"; fi
+
+# A v1beta1 plugin, as `aws eks update-kubeconfig` and gke-gcloud-auth-plugin write them.
+cat >"$E2E_DIR/plugin-v1beta1.sh" <<PLUGIN
+#!/bin/bash
+echo "\$PPID" >> "$E2E_DIR/plugin-runs"
+printf '%s' "\$KUBERNETES_EXEC_INFO" > "$E2E_DIR/exec-info-\$PPID"
+echo "\$* profile=\$AWS_PROFILE" > "$E2E_DIR/args-\$PPID"
+printf '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","status":{"token":"%s","expirationTimestamp":"%s"}}' \
+  "\$(cat "$E2E_DIR/current-token")" "\$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)"
+PLUGIN
+chmod +x "$E2E_DIR/plugin-v1beta1.sh"
+python3 - "$E2E_DIR/kubeconfig" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+text = text.replace("users:\n", "users:\n- name: eks\n  user:\n    exec:\n"
+                    "      apiVersion: client.authentication.k8s.io/v1beta1\n      command: ./plugin-v1beta1.sh\n"
+                    "      args: [eks, get-token, --cluster-name, federation]\n      env: [{name: AWS_PROFILE, value: e2e}]\n", 1)
+text = text.replace("contexts:\n", "contexts:\n- name: eks\n  context: {cluster: federation, user: eks}\n", 1)
+open(path, "w").write(text)
+PY
+kill "$PID_cm"; wait "$PID_cm" 2>/dev/null || true
+# Its Lease goes with it, so that the next controller-manager need not wait for it to lapse.
+curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $(cat "$E2E_DIR/current-token")" \
+  "http://127.0.0.1:$PORT/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/fedhpa-controller-manager"
+start_controller cm_beta --context eks </dev/null  # no terminal, whoever runs the test
+wait_for "a controller-manager on the v1beta1 context holds the Lease" "_${PID_cm_beta}\"" -- lease
+BEFORE=$(renewed)
+wait_for "and renews it" '^renewed$' -- renewed_since "$BEFORE"
+check "the v1beta1 plugin ran once for it" 0 '^1$' -- runs_of "$PID_cm_beta"
+check "with its args and env" 0 '^eks get-token --cluster-name federation profile=e2e$' -- cat "$E2E_DIR/args-$PID_cm_beta"
+check "told the v1beta1 ExecCredential, not interactive (v1beta1's default IfAvailable, no terminal)" 0 '^client.authentication.k8s.io/v1beta1 False$' -- \
+  python3 -c 'import json,sys; i=json.load(open(sys.argv[1])); print(i["apiVersion"], i["spec"]["interactive"])' "$E2E_DIR/exec-info-$PID_cm_beta"
 
 summary

@@ -162,13 +162,14 @@ start_controller() {
   eval "PID_$name=$!"
 }
 
-# wait_for NAME PATTERN -- COMMAND...: up to 40 s for a line of COMMAND's output to match.
+# wait_for NAME PATTERN -- COMMAND...: up to 40 s (WAIT_SECONDS=N wait_for ...: N s) of tries, one
+# every half second, for a line of COMMAND's output to match.
 wait_for() {
   local name=$1 pattern=$2
   shift 3
   local output="" started now
   started=$(date +%s.%N)
-  for _ in $(seq 1 80); do
+  for _ in $(seq 1 $((${WAIT_SECONDS:-40} * 2))); do
     output=$("$@" 2>&1) || true
     if grep -Eq -- "$pattern" <<<"$output"; then
       now=$(date +%s.%N)
@@ -177,7 +178,7 @@ wait_for() {
     fi
     sleep 0.5
   done
-  not_ok "$name" "no match for $pattern within 40 s" "$output"
+  not_ok "$name" "no match for $pattern within ${WAIT_SECONDS:-40} s" "$output"
 }
 
 # Members that enforce what real members enforce: TLS, tokens, RBAC.

@@ -1,6 +1,7 @@
 """Watches a federation while its members' tokens rotate: every 0.2 s, the local maxima of one
 federated HPA on each member (read with the members' admin token), the Clusters' Ready conditions
-and the token in each member's Secret; until the time given and, after it, until every member's
+and the token in each member's Secret (read from the federation with the same token, which must be
+an admin's there too: a read that fails would leave nothing to find); until the time given and, after it, until every member's
 Secret has shown TOKENS different tokens (at most 30 s more). From the first look at which the
 local maxima add up to the federated max, every look must. Prints "looks N", "seconds S", then
 "over ..." (the looks where they did not), "not-ready ..." and "tokens NAME COUNT".
@@ -51,12 +52,12 @@ while not done():
         looks += 1
         if total != federated_max or not complete:
             over.append(f"{now} {maxes}")
-    clusters = get(f"{federation}/apis/federation/v1beta1/clusters") or {"items": []}
+    clusters = get(f"{federation}/apis/federation/v1beta1/clusters", admin) or {"items": []}
     for cluster in clusters["items"]:
         ready = [c for c in cluster.get("status", {}).get("conditions", []) if c["type"] == "Ready"]
         if placed and (not ready or ready[0]["status"] != "True"):
             not_ready.append(f"{now} {cluster['metadata']['name']} {ready[0]['reason'] if ready else '-'}")
-    secrets = get(f"{federation}/api/v1/namespaces/federation-system/secrets") or {"items": []}
+    secrets = get(f"{federation}/api/v1/namespaces/federation-system/secrets", admin) or {"items": []}
     for secret in secrets["items"]:
         text = base64.b64decode(secret["data"]["kubeconfig"]).decode()
         token = re.search(r"token: *\"?([^\"\n]*)", text)

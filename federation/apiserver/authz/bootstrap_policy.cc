@@ -83,8 +83,8 @@ json adminRules() {
 // them (the finalizer), watch Clusters and write their status,
 // record Events; for Karmada's front door, create and delete the HPA a FederatedHPA owns, write
 // FederatedHPAs (finalizer, status) and CronFederatedHPAs' status, read Karmada's propagation
-// policies and write their status (what each placed where). Secrets and its Lease are granted by
-// Roles in their namespaces only.
+// policies and write their status (what each placed where). Secrets (read, and updated when a member
+// token rotates) and its Lease are granted by Roles in their namespaces only.
 json controllerManagerRules() {
   return json::array({rule({"autoscaling"}, {"horizontalpodautoscalers"},
                            {"get", "list", "watch", "create", "update", "patch", "delete"}),
@@ -113,7 +113,9 @@ BootstrapPolicy controllerManagerPolicy() {
   policy.clusterRoles = {role("ClusterRole", name, controllerManagerRules())};
   policy.clusterRoleBindings = {binding("ClusterRoleBinding", name, "ClusterRole", name, user)};
   // Member kubeconfigs live in federation-system; no other namespace's Secrets are the controller's.
-  policy.roles = {role("Role", name, json::array({rule({""}, {"secrets"}, kRead)}), "federation-system"),
+  // It writes them to store a member's rotated token (token_rotator.h), but never creates or deletes one.
+  policy.roles = {role("Role", name, json::array({rule({""}, {"secrets"}, kRead), rule({""}, {"secrets"}, {"update", "patch"})}),
+                       "federation-system"),
                   role("Role", name,
                        json::array({rule({"coordination.k8s.io"}, {"leases"}, {"create"}),
                                     rule({"coordination.k8s.io"}, {"leases"}, {"get", "update"}, {"fedhpa-controller-manager"})}),

@@ -19,7 +19,7 @@ doc = {
     "description": "many: 50 clusters whose demand is a random walk (fixed seed, see make_many.py), one hour",
     "federated": {"minReplicas": 50, "maxReplicas": 400, "targetCPUUtilizationPercentage": 50},
     "clusters": clusters,
-    "durationSeconds": 3600, "stepSeconds": 5, "hpaSyncSeconds": 15, "reconcileSeconds": 15,
+    "durationSeconds": 3600, "stepSeconds": 5, "horizontalPodAutoscalerSyncPeriodSeconds": 15, "reconcileSeconds": 15,
     "scaleForbiddenWindowSeconds": 120,
     "demand": demand,
 }

@@ -18,10 +18,13 @@
 #include "federation/api/time.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/clusters/client/mock_kube_client.h"
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::clusters {
 namespace {
+
+using fedhpa::testing::eventually;
 
 class ClusterRegistryTest : public ::testing::Test {
  protected:
@@ -46,14 +49,6 @@ class ClusterRegistryTest : public ::testing::Test {
     return json::object();
   }
   std::string readyStatus() { return readyCondition().value("status", ""); }
-  template <class Predicate>
-  bool eventually(Predicate predicate) {
-    for (int i = 0; i < 400; ++i) {  // 20 s: the machine running the tests may be busy
-      if (predicate()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-  }
   ClientFactory factory() {
     return [](const RestConfig& config) {
       RestClientOptions options;

@@ -2,12 +2,15 @@
 // that accepts only the tokens the test says: the plugin (a bash script that counts its runs)
 // runs once per expiry and once more after a 401, never once per request; its environment holds
 // the kubeconfig's env and KUBERNETES_EXEC_INFO; a missing or misbehaving plugin is an error that
-// names it (and, when missing, carries its installHint).
+// names it (and, when missing, carries its installHint); interactiveMode decides, as in client-go,
+// whether it gets fedhpa's stdin; a v1beta1 plugin (EKS's, GKE's) works as a v1 one does.
 #include "clusters/client/exec_credentials.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -304,18 +307,113 @@ TEST_F(ExecCredentialsTest, APluginThatHangsIsKilledAtItsTimeout) {
   }
 }
 
-TEST_F(ExecCredentialsTest, InteractiveModeAlwaysIsRefusedBecauseFedhpaHasNoTerminal) {
-  writePlugin("plugin.sh");
-  ExecConfig config = *kubeconfigWithExec("./plugin.sh").exec;
-  config.interactiveMode = ExecConfig::InteractiveMode::Always;
-  ExecCredentials source(config, ExecClusterInfo{}, time_);
-  try {
-    source.current();
-    ADD_FAILURE() << "an Always plugin ran";
-  } catch (const CredentialError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("cannot support interactive mode"));
+// client-go's isInteractive, for each mode with and without a terminal on stdin.
+TEST(ExecInteractiveMode, IsDecidedAsClientGoDecidesIt) {
+  using Mode = ExecConfig::InteractiveMode;
+  std::string why;
+  EXPECT_EQ(interactive(Mode::Never, false, why), false);
+  EXPECT_EQ(interactive(Mode::Never, true, why), false);
+  EXPECT_EQ(interactive(Mode::IfAvailable, false, why), false);
+  EXPECT_EQ(interactive(Mode::IfAvailable, true, why), true);
+  EXPECT_EQ(interactive(Mode::Always, true, why), true);
+  EXPECT_TRUE(why.empty());
+  EXPECT_EQ(interactive(Mode::Always, false, why), std::nullopt);
+  EXPECT_EQ(why, "standard input is not a terminal");
+}
+
+// Each mode run, with fedhpa's stdin a file that stands for the terminal (whether it "is" one is
+// injected): the plugin reads its stdin and saves KUBERNETES_EXEC_INFO. It gets fedhpa's stdin
+// and spec.interactive true only when it runs interactively; Always without a terminal is
+// client-go's error, and the plugin does not run.
+TEST_F(ExecCredentialsTest, APluginRunsInteractivelyOnlyWhereItsModeAndATerminalAllow) {
+  const auto path = dir_ / "reader.sh";
+  std::ofstream(path) << "#!/bin/bash\n"
+                         "runs=$(( $(cat \"$RUNS_DIR/runs\" 2>/dev/null || echo 0) + 1 ))\n"
+                         "echo $runs > \"$RUNS_DIR/runs\"\n"
+                         "printf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$RUNS_DIR/exec-info-$runs\"\n"
+                         "head -n 1 > \"$RUNS_DIR/stdin-$runs\"\n"
+                         "printf '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"status\":{\"token\":\"t\"}}'\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  const ExecConfig base = *kubeconfigWithExec("./reader.sh").exec;
+  std::ofstream(dir_ / "typed") << "a line the person typed\n";
+  const int typed = ::open((dir_ / "typed").c_str(), O_RDONLY);
+  ASSERT_GE(typed, 0);
+  const int savedStdin = ::dup(STDIN_FILENO);
+  ASSERT_GE(savedStdin, 0);
+  ASSERT_EQ(::dup2(typed, STDIN_FILENO), STDIN_FILENO);
+
+  struct Case {
+    ExecConfig::InteractiveMode mode;
+    bool terminal;
+    bool interactive;
+  };
+  using Mode = ExecConfig::InteractiveMode;
+  int run = 0;
+  for (const Case& c : {Case{Mode::Never, true, false}, Case{Mode::IfAvailable, false, false}, Case{Mode::IfAvailable, true, true},
+                        Case{Mode::Always, true, true}}) {
+    SCOPED_TRACE(::testing::Message() << "mode " << static_cast<int>(c.mode) << ", terminal " << c.terminal);
+    ::lseek(STDIN_FILENO, 0, SEEK_SET);
+    ExecConfig config = base;
+    config.interactiveMode = c.mode;
+    ExecOptions options;
+    options.stdinIsTerminal = [terminal = c.terminal] { return terminal; };
+    ExecCredentials source(config, ExecClusterInfo{}, time_, {}, options);
+    EXPECT_EQ(source.current().bearerToken, "t");
+    ASSERT_EQ(runs(), ++run);
+    EXPECT_EQ(execInfoOfRun(run)["spec"]["interactive"], c.interactive);
+    std::ifstream stdinOfRun(dir_ / ("stdin-" + std::to_string(run)));
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(stdinOfRun), {}), c.interactive ? "a line the person typed\n" : "");
   }
-  EXPECT_EQ(runs(), 0);
+  ExecConfig always = base;
+  always.interactiveMode = Mode::Always;
+  ExecOptions noTerminal;
+  noTerminal.stdinIsTerminal = [] { return false; };
+  ExecCredentials refused(always, ExecClusterInfo{}, time_, {}, noTerminal);
+  try {
+    refused.current();
+    ADD_FAILURE() << "an Always plugin ran without a terminal";
+  } catch (const CredentialError& error) {
+    EXPECT_STREQ(error.what(), "getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal");
+  }
+  EXPECT_EQ(runs(), run) << "not run";
+
+  ::dup2(savedStdin, STDIN_FILENO);
+  ::close(savedStdin);
+  ::close(typed);
+}
+
+// A v1beta1 plugin (how EKS's aws eks get-token and GKE's gke-gcloud-auth-plugin are configured),
+// with no interactiveMode (v1beta1's default, IfAvailable) and no terminal: its credential is used,
+// it runs once, and it is told the v1beta1 ExecCredential with interactive false.
+TEST_F(ExecCredentialsTest, AV1beta1PluginWithoutInteractiveModeRunsToAWorkingCredential) {
+  writePlugin("plugin.sh", kExecApiV1beta1);
+  std::ofstream(dir_ / "config") << "current-context: member\n"
+                                    "contexts: [{name: member, context: {cluster: member, user: eks}}]\n"
+                                    "clusters: [{name: member, cluster: {server: 'http://127.0.0.1:"
+                                 << port_
+                                 << "'}}]\n"
+                                    "users:\n"
+                                    "- name: eks\n"
+                                    "  user:\n"
+                                    "    exec:\n"
+                                    "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+                                    "      command: ./plugin.sh\n"
+                                    "      env: [{name: RUNS_DIR, value: '"
+                                 << dir_.string() << "'}]\n";
+  expireIn(std::chrono::minutes(10));
+  RestConfig config = loadKubeconfig({dir_ / "config"}).resolve();
+  ASSERT_TRUE(config.exec);
+  EXPECT_EQ(config.exec->interactiveMode, ExecConfig::InteractiveMode::IfAvailable);
+  ExecOptions noTerminal;
+  noTerminal.stdinIsTerminal = [] { return false; };
+  config.credentials = std::make_shared<ExecCredentials>(*config.exec, config.execClusterInfo, time_, Credential{}, noTerminal);
+  handler_->accept({"token-1"});
+  RestClient client(config, options());
+  EXPECT_EQ(client.get(kConfigMaps, "default", "c")["kind"], "ConfigMap");
+  client.get(kConfigMaps, "default", "c");
+  EXPECT_EQ(runs(), 1);
+  EXPECT_EQ(execInfoOfRun(1), nlohmann::json::parse(R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1",)"
+                                                   R"("spec":{"interactive":false}})"));
 }
 
 TEST_F(ExecCredentialsTest, AClientCertificateFromThePluginIsUsed) {

@@ -14,9 +14,12 @@
 #include "test/clusters/client/mock_kube_client.h"
 #include "federation/apiserver/api_server.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/eventually.h"
 
 namespace fedhpa::clusters {
 namespace {
+
+using fedhpa::testing::eventually;
 
 const Resource kHpaResource{"autoscaling", "v2", "horizontalpodautoscalers", true};
 
@@ -94,11 +97,7 @@ class InformerTest : public ::testing::Test {
   }
   std::vector<std::string> serverState() { return summary(client_->list(kHpaResource, "default", {})["items"].get<std::vector<json>>()); }
   bool converges(Informer& informer) {
-    for (int i = 0; i < 100; ++i) {
-      if (summary(informer.list()) == serverState()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
+    return eventually([&] { return summary(informer.list()) == serverState(); });
   }
 
   std::size_t historyLimit_ = 10000;
@@ -118,7 +117,7 @@ TEST_F(InformerTest, SyncsAndDeliversEventsInOrder) {
   client_->create(kHpaResource, "default", hpa("b", 2));
   client_->mergePatch(kHpaResource, "default", "b", {{"spec", {{"maxReplicas", 3}}}});
   client_->remove(kHpaResource, "default", "b");
-  for (int i = 0; i < 100 && recorder.calls().size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  eventually([&] { return recorder.calls().size() >= 4; });
   EXPECT_THAT(recorder.calls(), ::testing::ElementsAre("ADD a", "ADD b", "UPDATE b 3", "DELETE b"));
   EXPECT_EQ(informer.listNamespace("default").size(), 1u);
 }
@@ -149,7 +148,7 @@ TEST_F(InformerTest, HandlersAndReadersSeeOnlyWhatTheTransformKept) {
     std::lock_guard lock(mutex);
     return seen.size();
   };
-  for (int i = 0; i < 200 && seenCount() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  eventually([&] { return seenCount() >= 3; });
   {
     std::lock_guard lock(mutex);
     ASSERT_EQ(seen.size(), 3u);
@@ -208,7 +207,7 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionHasExpired) {
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   client_->create(kHpaResource, "default", hpa("gone-while-away", 2));
-  for (int i = 0; i < 50 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  eventually([&] { return !informer.list().empty(); });
   server_.reset();
   {
     // While the server is down, more changes than its history keeps.
@@ -280,7 +279,7 @@ TEST(InformerRobustnessTest, AnUnreadableListIsListedAgainNotACrash) {
   Informer informer(client, kHpaResource, {}, options);
   informer.start();
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
-  for (int i = 0; i < 100 && informer.list().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  eventually([&] { return !informer.list().empty(); });
   ASSERT_EQ(informer.list().size(), 1u);
   EXPECT_EQ(informer.list()[0]["metadata"]["name"], "web");
   informer.stop();
@@ -330,7 +329,7 @@ TEST_F(InformerTest, SharedInformersWatchAResourceOnceForEveryControllerAskingFo
   ASSERT_TRUE(informer.waitForSync(std::chrono::seconds(10)));
   EXPECT_THROW(informer.addHandlers(Recorder().handlers()), std::logic_error) << "a late handler would miss the cache";
   client_->create(kHpaResource, "default", hpa("b", 2));
-  for (int i = 0; i < 100 && second.calls().size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  eventually([&] { return second.calls().size() >= 2; });
   EXPECT_THAT(first.calls(), ::testing::ElementsAre("ADD a", "ADD b"));
   EXPECT_THAT(second.calls(), ::testing::ElementsAre("ADD a", "ADD b"));
   EXPECT_TRUE(other.calls().empty());

@@ -1,5 +1,7 @@
-// joinCluster and unjoinCluster against a mocked federation API: what they write, in which
-// order, and how they clean up after a half-done join.
+// joinCluster, joinMember and unjoinCluster against a mocked federation API and mocked members:
+// what they write, in which order, how they clean up after a half-done join, and that join writes
+// nothing in the federation until the credential it is about to store has been verified, through
+// a client read from that very Secret.
 #include "clusters/client/join.h"
 
 #include <gmock/gmock.h>
@@ -12,7 +14,9 @@ namespace fedhpa::clusters {
 namespace {
 
 using ::testing::_;
+using ::testing::HasSubstr;
 using ::testing::InSequence;
+using ::testing::NiceMock;
 using ::testing::Return;
 using ::testing::Throw;
 using testing::MockKubeClient;
@@ -104,6 +108,87 @@ TEST(Join, TheStoredKubeconfigKeepsTheServerNameAndProxyAndNothingOfTheOperators
   EXPECT_EQ(stored.bearerToken, "federation-token");
   EXPECT_TRUE(stored.clientCertPem.empty());
   EXPECT_EQ(text.find("t0ken"), std::string::npos);
+}
+
+// joinMember with mocked members: the operator's client (its admin token) creates the identity and
+// takes the token; every other client is the one join verifies the stored credential with.
+class JoinMember : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operator_.bearerToken = "operator-admin";
+    operator_.tlsServerName = "api.member1.example";
+    operator_.caPem = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+    ON_CALL(*admin_, create(_, _, _)).WillByDefault([](const Resource& resource, const std::string&, const json& object) {
+      if (resource.resource == "serviceaccounts/fedhpa-controller-manager/token")
+        return json{{"status", {{"token", "member-token"}, {"expirationTimestamp", "2030-01-01T00:00:00Z"}}}};
+      return object;
+    });
+  }
+  ClientFactory clients() {
+    return [this](const RestConfig& config) -> std::shared_ptr<KubeClient> {
+      if (config.bearerToken == "operator-admin") return admin_;
+      verifiedWith_.push_back(config);
+      return verifier_;
+    };
+  }
+  void answerTheReview(bool allowed) {
+    ON_CALL(*verifier_, create(IsResource("selfsubjectaccessreviews"), "", _))
+        .WillByDefault(Return(json{{"status", {{"allowed", allowed}, {"reason", allowed ? "" : "no RBAC policy matched"}}}}));
+  }
+
+  RestConfig operator_ = member();
+  std::shared_ptr<NiceMock<MockKubeClient>> admin_ = std::make_shared<NiceMock<MockKubeClient>>();
+  std::shared_ptr<NiceMock<MockKubeClient>> verifier_ = std::make_shared<NiceMock<MockKubeClient>>();
+  std::vector<RestConfig> verifiedWith_;
+};
+
+TEST_F(JoinMember, AFailedVerificationWritesNothingInTheFederation) {
+  answerTheReview(false);
+  ::testing::StrictMock<MockKubeClient> federation;  // any call to it fails the test
+  try {
+    joinMember(federation, "member1", operator_, std::chrono::hours(1), clients());
+    ADD_FAILURE() << "join went on with a credential that may not create HPAs";
+  } catch (const ClientError& error) {
+    EXPECT_EQ(error.kind(), ClientError::Kind::Forbidden);
+    EXPECT_THAT(error.what(), HasSubstr("member member1: the member's credential for the federation may not create "
+                                        "horizontalpodautoscalers: no RBAC policy matched"));
+  }
+  ASSERT_EQ(verifiedWith_.size(), 1u);
+  EXPECT_EQ(verifiedWith_[0].bearerToken, "member-token");
+}
+
+TEST_F(JoinMember, ARefusedTokenWritesNothingInTheFederation) {
+  ON_CALL(*verifier_, create(_, _, _)).WillByDefault(Throw(ClientError(ClientError::Kind::Unauthorized, 401, "Unauthorized", "Unauthorized")));
+  ::testing::StrictMock<MockKubeClient> federation;
+  try {
+    joinMember(federation, "member1", operator_, std::chrono::hours(1), clients());
+    ADD_FAILURE() << "join went on with a token the member refuses";
+  } catch (const ClientError& error) {
+    EXPECT_EQ(error.kind(), ClientError::Kind::Unauthorized);
+    EXPECT_THAT(error.what(), HasSubstr("member member1: "));
+  }
+}
+
+// The client join verifies with is read from the Secret it then writes, as the controller will
+// read it: same server, CA, tls-server-name and token.
+TEST_F(JoinMember, VerifiesTheCredentialAsTheSecretItWritesHoldsIt) {
+  answerTheReview(true);
+  MockKubeClient federation;
+  json written;
+  EXPECT_CALL(federation, create(IsResource("secrets"), "federation-system", _))
+      .WillOnce([&written](const Resource&, const std::string&, const json& secret) { return written = secret; });
+  json cluster;
+  EXPECT_CALL(federation, create(IsResource("clusters"), "", _))
+      .WillOnce([&cluster](const Resource&, const std::string&, const json& object) { return cluster = object; });
+  EXPECT_EQ(joinMember(federation, "member1", operator_, std::chrono::hours(1), clients()).token, "member-token");
+  ASSERT_EQ(verifiedWith_.size(), 1u);
+  const RestConfig stored = memberRestConfig(cluster, written);
+  EXPECT_EQ(verifiedWith_[0].server, stored.server);
+  EXPECT_EQ(verifiedWith_[0].caPem, stored.caPem);
+  EXPECT_EQ(verifiedWith_[0].tlsServerName, "api.member1.example");
+  EXPECT_EQ(verifiedWith_[0].bearerToken, "member-token");
+  EXPECT_EQ(stored.bearerToken, "member-token");
+  EXPECT_EQ(written["metadata"]["annotations"][kTokenExpirationAnnotation], "2030-01-01T00:00:00Z");
 }
 
 }  // namespace

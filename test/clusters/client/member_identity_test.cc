@@ -136,13 +136,51 @@ TEST_F(MemberIdentityAgainstMemberSim, AppliedTwiceTokenWorksUntilTheIdentityIsR
     EXPECT_EQ(error.kind(), ClientError::Kind::Forbidden);
   }
 
-  EXPECT_EQ(removeMemberIdentity(admin, plan), plan.size());
-  EXPECT_EQ(removeMemberIdentity(admin, plan), 0u);  // gone is no error
+  const IdentityRemoval removal = removeMemberIdentity(admin, plan);
+  EXPECT_EQ(removal.removed, plan.size());
+  EXPECT_TRUE(removal.kept.empty());
+  EXPECT_EQ(removeMemberIdentity(admin, plan).removed, 0u);  // gone is no error
   try {
     verifyMemberAccess(federation);
     ADD_FAILURE() << "the removed account's token still works";
   } catch (const ClientError& error) {
     EXPECT_EQ(error.kind(), ClientError::Kind::Unauthorized);
+  }
+}
+
+// A namespace fedhpa-system the operator made before join (with something of theirs in it), and a
+// ClusterRole of that name someone else keeps: join uses them (and repairs the role's rules) but
+// does not label them, and unjoin deletes only what carries fedhpa's label.
+TEST_F(MemberIdentityAgainstMemberSim, UnjoinDeletesOnlyWhatCarriesFedhpasLabel) {
+  RestClient admin(config(kAdminToken), once());
+  admin.create(kMemberNamespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kMemberNamespace}}}});
+  const Resource configMaps{"", "v1", "configmaps", true};
+  admin.create(configMaps, kMemberNamespace,
+               {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "theirs"}}}, {"data", {{"k", "v"}}}});
+  admin.create(kClusterRoles, "", {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRole"},
+                                   {"metadata", {{"name", kMemberRoleName}, {"labels", {{kIdentityManagedByLabel, "someone-else"}}}}},
+                                   {"rules", json::array()}});
+  const auto plan = memberIdentityPlan();
+  applyMemberIdentity(admin, plan);
+  EXPECT_EQ(admin.get(kClusterRoles, "", kMemberRoleName)["rules"], plan[2].object["rules"]) << "join still repairs it";
+  EXPECT_EQ(admin.get(kServiceAccounts, kMemberNamespace, kMemberServiceAccount)["metadata"]["labels"][kIdentityManagedByLabel],
+            "fedhpa");
+
+  const IdentityRemoval removal = removeMemberIdentity(admin, plan);
+  EXPECT_EQ(removal.removed, 4u);  // the ServiceAccount, the ClusterRoleBinding, the Role and its binding
+  EXPECT_EQ(removal.kept, (std::vector<std::string>{"ClusterRole fedhpa:controller-manager", "Namespace fedhpa-system"}));
+  EXPECT_EQ(admin.get(kMemberNamespaces, "", kMemberNamespace)["metadata"]["name"], kMemberNamespace);
+  EXPECT_EQ(admin.get(configMaps, kMemberNamespace, "theirs")["data"]["k"], "v");
+  EXPECT_EQ(admin.get(kClusterRoles, "", kMemberRoleName)["metadata"]["labels"][kIdentityManagedByLabel], "someone-else");
+  for (const auto& [resource, name] : {std::pair{kServiceAccounts, std::string(kMemberServiceAccount)},
+                                       std::pair{kClusterRoleBindings, std::string(kMemberRoleName)},
+                                       std::pair{kRoles, std::string(kMemberRoleName)}}) {
+    try {
+      admin.get(resource, resource.namespaced ? kMemberNamespace : "", name);
+      ADD_FAILURE() << resource.resource << " " << name << " is still there";
+    } catch (const ClientError& error) {
+      EXPECT_EQ(error.kind(), ClientError::Kind::NotFound);
+    }
   }
 }
 

@@ -14,10 +14,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cpprest/asyncrt_utils.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -336,7 +339,8 @@ TEST_F(RestClientTest, TlsServerNameIsTheNameTheCertificateIsCheckedFor) {
 }
 
 // A forward proxy that serves CONNECT only, as corporate proxies in front of clusters do: it
-// records each CONNECT's target and Proxy-Authorization and relays bytes both ways.
+// records each CONNECT's target and Proxy-Authorization and relays bytes both ways. A name (not an
+// address) it reaches at 127.0.0.1: the proxy knows names this machine cannot resolve.
 class ConnectProxy {
  public:
   ConnectProxy() {
@@ -402,7 +406,8 @@ class ConnectProxy {
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(std::stoi(target.substr(colon + 1))));
-    ::inet_pton(AF_INET, target.substr(0, colon).c_str(), &address.sin_addr);
+    if (::inet_pton(AF_INET, target.substr(0, colon).c_str(), &address.sin_addr) != 1)
+      ::inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
     if (method != "CONNECT" || ::connect(upstream, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
       const std::string refused = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n";
       [[maybe_unused]] auto sent = ::write(client, refused.data(), refused.size());
@@ -452,6 +457,69 @@ TEST_F(RestClientTest, HttpsThroughAnHttpProxyTunnelsWithConnect) {
   EXPECT_EQ(proxy.authorizations().front(), "Basic " + utility::conversions::to_base64(std::vector<unsigned char>{
                                                            'f', 'e', 'd', 'h', 'p', 'a', ':', 's', ':', 'c', 'r', 'e', 't'}))
       << "the proxy-url's user and (decoded) password, as Basic credentials";
+}
+
+// Sets environment variables for one scope and puts back what was there.
+using Variables = std::map<std::string, std::string>;
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(const Variables& variables) {
+    for (const auto& [name, value] : variables) {
+      const char* old = std::getenv(name.c_str());
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+      ::setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    }
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// With no proxy-url, HTTPS_PROXY is the proxy, as client-go's: a member named by a name only the
+// proxy resolves is reached through the tunnel; NO_PROXY naming it connects directly (and so
+// fails here: nothing else resolves it); proxy-url wins over the environment; and a socks5 proxy
+// from the environment, which fedhpa cannot use, fails every request with why.
+TEST_F(RestClientTest, WithoutAProxyUrlTheEnvironmentsProxyIsUsedAsClientGoUsesIt) {
+  const TestCertificates certs("DNS:member1.fedhpa-proxy.test");
+  ASSERT_TRUE(certs.created());
+  startServer(certs.serverOptions());
+  ConnectProxy proxy;
+  RestConfig tls = certs.trustedBy(config("https"));
+  const std::string target = "member1.fedhpa-proxy.test:" + std::to_string(port_);
+  tls.server = "https://" + target;
+  const std::string proxyAddress = "127.0.0.1:" + std::to_string(proxy.port());
+  const Resource whoami{"", "v1", "whoami", false};
+  {
+    ScopedEnvironment environment(Variables{{"HTTPS_PROXY", proxyAddress}, {"NO_PROXY", "10.0.0.0/8,.other.test"}});
+    EXPECT_EQ(RestClient(tls, fastRetries()).get(whoami, "", "")["user"], "federation-admin") << "TLS end to end, through the tunnel";
+    ASSERT_EQ(proxy.connects().size(), 1u);
+    EXPECT_EQ(proxy.connects().front(), "CONNECT " + target);
+  }
+  {
+    ScopedEnvironment environment(Variables{{"HTTPS_PROXY", proxyAddress}, {"NO_PROXY", "fedhpa-proxy.test"}});
+    EXPECT_EQ(errorOf([&] { RestClient(tls, fastRetries()).get(whoami, "", ""); }).kind(), ClientError::Kind::ConnectionFailure);
+    EXPECT_EQ(proxy.connects().size(), 1u) << "NO_PROXY: not through the proxy";
+  }
+  {
+    ScopedEnvironment environment(Variables{{"HTTPS_PROXY", "http://127.0.0.1:1"}});
+    RestConfig viaProxyUrl = tls;
+    viaProxyUrl.proxyUrl = "http://" + proxyAddress;
+    EXPECT_EQ(RestClient(viaProxyUrl, fastRetries()).get(whoami, "", "")["user"], "federation-admin");
+    EXPECT_EQ(proxy.connects().size(), 2u) << "the kubeconfig's proxy-url, not HTTPS_PROXY";
+  }
+  {
+    ScopedEnvironment environment(Variables{{"HTTPS_PROXY", "socks5://" + proxyAddress}});
+    const ClientError error = errorOf([&] { RestClient(tls, fastRetries()).get(whoami, "", ""); });
+    EXPECT_EQ(error.kind(), ClientError::Kind::ConnectionFailure);
+    EXPECT_NE(std::string(error.what()).find("the proxy from the environment, socks5://..., is not supported"), std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

@@ -1,13 +1,20 @@
-// The rotator on a fake clock, against a real federation API server and a member whose
-// TokenRequests the member-sim's token issuer answers on the same clock: nothing before 80 % of a
-// token's lifetime, one new token just after, written into the Secret and handed to the member's
-// client in place; a token that expired is left for a re-join (and the prober says so on the
-// Cluster); a failed rotation is tried again after a backoff, not at every look.
+// The rotator on a fake clock, against a real federation API server that enforces RBAC, with the
+// registry, the rotator and the prober authenticated as the controller-manager's own identity (its
+// bootstrap policy and nothing more; join writes as an admin), and a member whose TokenRequests
+// the member-sim's token issuer answers on the same clock: nothing before 80 % of a token's
+// lifetime, one new token just after, written into the Secret and handed to the member's client in
+// place; a token that expired is left for a re-join (and the prober says so on the Cluster); a
+// failed rotation is tried again after a backoff, not at every look, and a token the federation
+// did not store is stored at the next try without another TokenRequest.
 #include "clusters/client/token_rotator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -17,8 +24,10 @@
 #include "federation/api/resource.h"
 #include "federation/api/time.h"
 #include "federation/apiserver/api_server.h"
+#include "federation/apiserver/authz/bootstrap_policy.h"
 #include "federation/storage/sqlite_storage.h"
 #include "test/clusters/client/mock_kube_client.h"
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::clusters {
@@ -27,6 +36,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::_;
 using ::testing::NiceMock;
+using fedhpa::testing::eventually;
 
 MATCHER_P(IsResource, name, "") { return arg.resource == name; }
 
@@ -36,10 +46,20 @@ class TokenRotatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     initializeHttpClientPool(4);
+    dir_ = std::filesystem::temp_directory_path() / ("token-rotator-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "tokens.csv") << "admin-token,admin,admin,\"system:masters\"\n"
+                                       << "controller-token," << apiserver::authz::kControllerManagerUser << ",cm,\n";
+    apiserver::ApiServerOptions options;
+    options.security.mode = apiserver::authz::AuthorizationMode::Rbac;
+    options.http.tokenAuthFile = (dir_ / "tokens.csv").string();
     federationServer_ = std::make_unique<apiserver::ApiServer>(storage::SqliteStorage::openInMemory({}),
-                                                               api::federationResources(), apiserver::ApiServerOptions{});
+                                                               api::federationResources(), options);
     RestConfig config;
     config.server = "http://127.0.0.1:" + std::to_string(federationServer_->start());
+    config.bearerToken = "admin-token";
+    admin_ = std::make_unique<RestClient>(config);
+    config.bearerToken = "controller-token";
     federation_ = std::make_unique<RestClient>(config);
     ON_CALL(*member_, create(IsResource(kTokenResource), "fedhpa-system", _))
         .WillByDefault([this](const Resource&, const std::string& ns, const json& request) {
@@ -54,6 +74,11 @@ class TokenRotatorTest : public ::testing::Test {
     registry_->start();
     ASSERT_TRUE(registry_->waitForSync(10s));
   }
+  void TearDown() override {
+    registry_.reset();
+    federationServer_.reset();
+    std::filesystem::remove_all(dir_);
+  }
 
   // `fedhpa join` as it ends: the Secret with a token of `lifetime` issued now, and the Cluster.
   std::string join(std::chrono::seconds lifetime) {
@@ -62,21 +87,13 @@ class TokenRotatorTest : public ::testing::Test {
     RestConfig member;
     member.server = "https://member1.example:6443";
     member.tlsServerName = "api.member1.example";
-    joinCluster(*federation_, "member1", storedConfig(member, answer["status"]["token"]),
+    joinCluster(*admin_, "member1", storedConfig(member, answer["status"]["token"]),
                 {{kTokenExpirationAnnotation, answer["status"]["expirationTimestamp"]}});
     return answer["status"]["token"];
   }
-  json secret() { return federation_->get(kSecrets, kFederationNamespace, "member1"); }
-  std::string storedTokenNow() { return memberRestConfig(federation_->get(kClusters, "", "member1"), secret()).bearerToken; }
+  json secret() { return admin_->get(kSecrets, kFederationNamespace, "member1"); }
+  std::string storedTokenNow() { return memberRestConfig(admin_->get(kClusters, "", "member1"), secret()).bearerToken; }
   // Until the registry's caches show what the federation holds (its informers run on real time).
-  template <class Predicate>
-  bool eventually(Predicate predicate) {
-    for (int i = 0; i < 200; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
   bool registryShows(const std::string& token) {
     return eventually([&] {
       const auto cached = registry_->secret("member1");
@@ -90,8 +107,10 @@ class TokenRotatorTest : public ::testing::Test {
   fedhpa::testing::FakeTimeSource time_;
   sim::ServiceAccountTokens tokens_{time_, [](const std::string&, const std::string&) { return std::optional<std::string>("uid-1"); },
                                     sim::TokenLifetimes{1s, 3600s, std::nullopt}};
+  std::filesystem::path dir_;
   std::unique_ptr<apiserver::ApiServer> federationServer_;
-  std::unique_ptr<RestClient> federation_;
+  std::unique_ptr<RestClient> admin_;       // the operator: what join writes
+  std::unique_ptr<RestClient> federation_;  // the controller-manager's own identity
   std::shared_ptr<NiceMock<testing::MockKubeClient>> member_ = std::make_shared<NiceMock<testing::MockKubeClient>>();
   std::mutex mutex_;  // the registry's informer thread builds clients
   int clientsBuilt_ = 0;
@@ -211,10 +230,55 @@ TEST_F(TokenRotatorTest, AFailedRotationIsTriedAgainAfterABackoffWhileTheTokenSt
   EXPECT_NE(storedTokenNow(), token);
 }
 
+// The federation refuses the Secret's update (as it did before the controller-manager's Role allowed
+// it): the member's token was issued but not stored. The tries that follow, after their backoff,
+// store that same token and ask the member for no other.
+TEST_F(TokenRotatorTest, ATokenTheFederationDidNotStoreIsStoredAtTheNextTryWithoutAnotherTokenRequest) {
+  const std::string token = join(100s);
+  ASSERT_TRUE(registryShows(token));
+  NiceMock<testing::MockKubeClient> federation;
+  ON_CALL(federation, get(_, _, _)).WillByDefault([this](const Resource& r, const std::string& ns, const std::string& n) {
+    return federation_->get(r, ns, n);
+  });
+  const ClientError forbidden(ClientError::Kind::Forbidden, 403, "Forbidden",
+                              "secrets \"member1\" is forbidden: User \"system:fedhpa-controller-manager\" cannot update "
+                              "resource \"secrets\" in API group \"\" in the namespace \"federation-system\"");
+  std::vector<std::string> offered;  // the token in each update the federation was sent
+  const json cluster = admin_->get(kClusters, "", "member1");
+  const auto tokenIn = [&cluster](const json& secret) { return memberRestConfig(cluster, secret).bearerToken; };
+  EXPECT_CALL(federation, update(_, _, _))
+      .WillOnce([&](const Resource&, const json& secret, const std::string&) -> json {
+        offered.push_back(tokenIn(secret));
+        throw forbidden;
+      })
+      .WillOnce([&](const Resource&, const json& secret, const std::string&) -> json {
+        offered.push_back(tokenIn(secret));
+        throw forbidden;
+      })
+      .WillOnce([&](const Resource& r, const json& secret, const std::string& sub) {
+        offered.push_back(tokenIn(secret));
+        return federation_->update(r, secret, sub);
+      });
+  EXPECT_CALL(*member_, create(IsResource(kTokenResource), _, _)).Times(1);
+  TokenRotator rotator(federation, *registry_, time_);
+  time_.advance(81s);
+  EXPECT_EQ(rotator.rotateDue(), 0);  // issued, refused; next try after 1 s
+  EXPECT_EQ(rotator.rotateDue(), 0);  // not tried: backing off
+  time_.advance(1s);
+  EXPECT_EQ(rotator.rotateDue(), 0);  // the same token, refused again; next try after 2 s
+  time_.advance(2s);
+  EXPECT_EQ(rotator.rotateDue(), 1);
+  ASSERT_EQ(offered.size(), 3u);
+  EXPECT_NE(offered[0], token);
+  EXPECT_EQ(offered[1], offered[0]);
+  EXPECT_EQ(offered[2], offered[0]);
+  EXPECT_EQ(storedTokenNow(), offered[0]);
+}
+
 TEST_F(TokenRotatorTest, ASecretWithoutAServiceAccountTokenIsLeftAlone) {
   RestConfig member;
   member.server = "https://member1.example:6443";
-  joinCluster(*federation_, "member1", storedConfig(member, "static-admin-token"));
+  joinCluster(*admin_, "member1", storedConfig(member, "static-admin-token"));
   ASSERT_TRUE(registryShows("static-admin-token"));
   TokenRotator rotator(*federation_, *registry_, time_);
   EXPECT_CALL(*member_, create(_, _, _)).Times(0);

@@ -21,6 +21,13 @@ json bareHpa() {
           {"spec", {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}}, {"maxReplicas", 5}}}};
 }
 
+// "True MinimumReplicasAvailable": a status condition's status and reason.
+std::string conditionReason(const json& status, const std::string& type) {
+  for (const json& condition : status.value("conditions", json::array()))
+    if (condition.value("type", "") == type) return condition.value("status", "") + " " + condition.value("reason", "");
+  return "(none)";
+}
+
 json defaultedSpec(json spec) {
   api::applyHpaV2Defaults(spec);
   return spec;
@@ -68,16 +75,64 @@ TEST(MemberSimDeployments, NewPodsAreUnreadyForTheStartupDelay) {
   const json starting = deployments.get("default", "web")["status"];
   EXPECT_EQ(starting["replicas"], 3);
   EXPECT_EQ(starting["updatedReplicas"], 3);
-  EXPECT_EQ(starting["readyReplicas"], 0);
-  EXPECT_EQ(starting["availableReplicas"], 0);
+  EXPECT_FALSE(starting.contains("readyReplicas")) << "kube leaves a count of 0 out";
+  EXPECT_FALSE(starting.contains("availableReplicas"));
   EXPECT_EQ(starting["unavailableReplicas"], 3);
+  EXPECT_EQ(conditionReason(starting, "Available"), "False MinimumReplicasUnavailable");
+  EXPECT_EQ(conditionReason(starting, "Progressing"), "True ReplicaSetUpdated");
   sim.syncOnce(start + std::chrono::seconds(29));
-  EXPECT_EQ(deployments.get("default", "web")["status"]["readyReplicas"], 0);
+  EXPECT_EQ(deployments.get("default", "web")["status"], starting) << "nothing ready yet, nothing rewritten";
   sim.syncOnce(start + std::chrono::seconds(30));
   const json ready = deployments.get("default", "web")["status"];
   EXPECT_EQ(ready["readyReplicas"], 3);
   EXPECT_EQ(ready["availableReplicas"], 3);
   EXPECT_FALSE(ready.contains("unavailableReplicas")) << "kube leaves it out at 0";
+  EXPECT_EQ(conditionReason(ready, "Available"), "True MinimumReplicasAvailable");
+  EXPECT_EQ(conditionReason(ready, "Progressing"), "True NewReplicaSetAvailable");
+}
+
+// kube's replica calculator on a scale-up counts a pod that is still starting as idle. Two ready
+// pods serving 3.9 replicas' worth of requests read 19.5 per pod against a target of 10, and the
+// HPA scales to 4. While the two new pods start, the ready ones still read 19.5, but counted with
+// the starting ones as idle the load is 3.9 over 4 pods, within the tolerance: the HPA holds at 4,
+// where 1.95 x target on 4 replicas would ask for 8.
+TEST(MemberSimDeployments, StartingPodsHoldTheHpaAsKubesReplicaCalculatorDoes) {
+  MemberSimulatorOptions options;
+  options.podStartupDelay = std::chrono::seconds(30);
+  MemberSimulator sim(options);  // not started: only the syncs below move the clock
+  apiserver::ResourceStore& deployments = *sim.server().store("apps", "deployments");
+  apiserver::ResourceStore& hpas = *sim.server().store("autoscaling", "horizontalpodautoscalers");
+  deployments.create("default", json::parse(R"({"apiVersion": "apps/v1", "kind": "Deployment",
+      "metadata": {"name": "web", "annotations": {"sim.fedhpa.io/demand": "3.9"}},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+               "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})"),
+                     false);
+  const TimePoint start = Clock::now();
+  sim.syncOnce(start);  // the two pods are created
+  json hpa = bareHpa();
+  hpa["spec"]["maxReplicas"] = 20;
+  hpa["spec"]["metrics"] = json::parse(R"([{"type": "Pods", "pods": {"metric": {"name": "http_requests_per_second"},
+                                                                      "target": {"type": "AverageValue", "averageValue": "10"}}}])");
+  hpas.create("default", hpa, false);
+  const auto desired = [&] { return hpas.get("default", "web")["status"]["desiredReplicas"]; };
+  const auto reading = [&] { return hpas.get("default", "web")["status"]["currentMetrics"][0]["pods"]["current"]["averageValue"]; };
+  const auto replicas = [&] { return deployments.get("default", "web")["spec"]["replicas"]; };
+
+  sim.syncOnce(start + std::chrono::seconds(30));  // both ready: 19.5 per pod wants ceil(3.9) = 4
+  EXPECT_EQ(reading(), "19500m");
+  EXPECT_EQ(desired(), 4);
+  EXPECT_EQ(replicas(), 4);
+
+  sim.syncOnce(start + std::chrono::seconds(45));  // two pods created now, ready at 75 s
+  EXPECT_EQ(deployments.get("default", "web")["status"]["readyReplicas"], 2);
+  EXPECT_EQ(reading(), "19500m") << "the load is on the two ready pods";
+  EXPECT_EQ(desired(), 4) << "the starting pods count as idle: 3.9 / 4 is within the tolerance";
+  EXPECT_EQ(replicas(), 4);
+
+  sim.syncOnce(start + std::chrono::seconds(75));
+  EXPECT_EQ(deployments.get("default", "web")["status"]["readyReplicas"], 4);
+  EXPECT_EQ(reading(), "9750m");
+  EXPECT_EQ(desired(), 4);
 }
 
 }  // namespace

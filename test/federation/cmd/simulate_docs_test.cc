@@ -89,5 +89,27 @@ TEST(SimulateDocsTest, TheStandardScenariosTablesAreWhatTheScenariosGive) {
   }
 }
 
+// docs/simulate.md's table of every standard scenario at the member-sim's 20 s pod startup, for
+// each scenario that sets none (its jq loop writes the same copies).
+TEST(SimulateDocsTest, TheTwentySecondPodStartupTableIsWhatTheScenariosGive) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fedhpa-docs-pods20-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> copies;
+  for (const std::string& file : standardScenarios()) {
+    auto scenario = nlohmann::json::parse(readFile(file));
+    if (!scenario.contains("podStartupSeconds")) scenario["podStartupSeconds"] = 20;
+    const auto copy = dir / std::filesystem::path(file).filename();
+    std::ofstream(copy) << scenario.dump() << "\n";
+    copies.push_back(copy.string());
+  }
+  SimulateArgs args{copies, "both", std::nullopt, false};
+  args.markdown = true;
+  const std::string markdown = run(args);
+  std::filesystem::remove_all(dir);
+  const std::string table = markdown.substr(0, markdown.find("\n\n") + 1);  // without the descriptions
+  ASSERT_THAT(table, HasSubstr("| rotation | demand |"));
+  EXPECT_THAT(readFile(kSource + "docs/simulate.md"), HasSubstr("/tmp/pods20/*.json)\n```\n\n" + table));
+}
+
 }  // namespace
 }  // namespace fedhpa::cmd

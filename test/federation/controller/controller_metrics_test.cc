@@ -1,5 +1,5 @@
 // The controller-manager's /metrics text: member health as a state set, clusters that left lose
-// their series, leadership under client-go's metric name.
+// their series, leadership under client-go's metric name, label values escaped.
 #include "federation/controller/controller_metrics.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +55,28 @@ TEST(ControllerMetrics, LeadershipUnderClientGosName) {
   EXPECT_TRUE(has(metrics.render(0), R"(leader_election_master_status{name="fedhpa-controller-manager"} 0)"));
   metrics.setLeading(true);
   EXPECT_TRUE(has(metrics.render(0), R"(leader_election_master_status{name="fedhpa-controller-manager"} 1)"));
+}
+
+// fedhpa's API server admits only DNS names for these; another API server (or a breakdown written
+// by someone else) may not: a quote, a backslash or a newline in a name must not end the label or
+// the line, or Prometheus rejects the whole scrape.
+TEST(ControllerMetrics, LabelValuesAreEscapedAsTheTextFormatWants) {
+  ControllerMetrics metrics;
+  const std::string hostile = "a\"b\\c\nd";
+  metrics.setClusterHealth(hostile, MemberHealth::Healthy);
+  metrics.countMemberError(hostile);
+  metrics.countMemberWrite(hostile);
+  metrics.setFederatedHpa(hostile, hostile, {1, 10, 7, 8}, nlohmann::json{{hostile, {{"min", 1}, {"max", 8}, {"current", 6}}}});
+  const std::string text = metrics.render(0);
+  const std::string escaped = R"(a\"b\\c\nd)";
+  EXPECT_TRUE(has(text, "fedhpa_cluster_ready{cluster=\"" + escaped + "\"} 1")) << text;
+  EXPECT_TRUE(has(text, "fedhpa_member_api_errors_total{cluster=\"" + escaped + "\"} 1")) << text;
+  EXPECT_TRUE(has(text, "fedhpa_member_writes_total{kind=\"" + escaped + "\"} 1")) << text;
+  EXPECT_TRUE(has(text, "fedhpa_cluster_health{cluster=\"" + escaped + "\",state=\"healthy\"} 1")) << text;
+  EXPECT_TRUE(has(text, "fedhpa_federated_hpa_member_max_replicas{namespace=\"" + escaped + "\",name=\"" + escaped +
+                            "\",cluster=\"" + escaped + "\"} 8"))
+      << text;
+  EXPECT_EQ(text.find(hostile), std::string::npos) << "a raw value in the text: " << text;
 }
 
 }  // namespace

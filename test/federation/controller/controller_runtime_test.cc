@@ -9,17 +9,12 @@
 #include <set>
 #include <thread>
 
+#include "test/federation/common/eventually.h"
+
 namespace fedhpa::controller {
 namespace {
 
-template <class Predicate>
-bool eventually(Predicate predicate) {
-  for (int i = 0; i < 200; ++i) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return predicate();
-}
+using fedhpa::testing::eventually;
 
 TEST(ControllerRuntime, WorkersStartOnlyOnceSyncedAndReconcileEveryKey) {
   RealTimeSource time;
@@ -77,6 +72,35 @@ TEST(ControllerRuntime, TickersEnqueueEveryPeriodUntilStopped) {
   const int ticksAtStop = ticks;
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(ticks, ticksAtStop) << "a ticker outlived stop()";
+}
+
+// What the health prober's owner does when a member joins: that ticker's round now, not an hour
+// later; asked before the caches synced, once they have; the other tickers keep their periods.
+TEST(ControllerRuntime, ATickerAskedToTickSoonTicksWithoutWaitingForItsPeriod) {
+  std::atomic<bool> synced{false};
+  std::atomic<int> resyncs{0};
+  std::atomic<int> probes{0};
+  const auto hour = std::chrono::hours(1);
+  ControllerRuntime* self = nullptr;
+  ControllerRuntime runtime(
+      "test",
+      [&] {
+        while (!synced && !self->stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return !self->stopping();
+      },
+      {}, {{hour, [&] { ++resyncs; }}, {hour, [&] { ++probes; }}});
+  self = &runtime;
+  runtime.tickSoon(1);
+  runtime.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(probes, 0) << "a tick before the caches synced";
+  synced = true;
+  EXPECT_TRUE(eventually([&] { return probes == 1; })) << "asked before the start, it ticks once started";
+  runtime.tickSoon(1);
+  EXPECT_TRUE(eventually([&] { return probes == 2; }));
+  runtime.stop();
+  EXPECT_EQ(probes, 2);
+  EXPECT_EQ(resyncs, 0) << "only the ticker asked ticks before its period";
 }
 
 TEST(ControllerRuntime, StopEndsAWaitForCachesThatNeverSync) {

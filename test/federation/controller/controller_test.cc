@@ -1,16 +1,22 @@
 // The controller against a real federation API server and three simulated members, all in this
-// process: the documented spread, re-partitioning, cascading and orphaning deletes.
+// process: the documented spread, re-partitioning, cascading and orphaning deletes, and one watch
+// per resource and client however many controllers read it.
 #include "federation/controller/controller_manager.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "clusters/client/join.h"
 #include "clusters/client/rest_client.h"
 #include "clusters/sim/member_simulator.h"
 #include "federation/storage/sqlite_storage.h"
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::controller {
@@ -18,6 +24,7 @@ namespace {
 
 using clusters::ClientError;
 using clusters::json;
+using fedhpa::testing::eventually;
 
 json federatedHpa(int minReplicas, int maxReplicas, const std::string& name = "php-apache") {
   return {{"apiVersion", "autoscaling/v2"},
@@ -52,10 +59,15 @@ class ControllerTest : public ::testing::Test {
     options.policy.scaleForbiddenWindow = std::chrono::seconds(0);
     configure(options);
     controller_ = std::make_unique<ControllerManager>(
-        *federation_, [](const clusters::RestConfig& c) { return std::make_shared<clusters::RestClient>(c); }, options, time());
+        controllerFederation(), [this](const clusters::RestConfig& c) { return memberClient(c); }, options, time());
     controller_->start();
   }
   virtual void configure(ControllerOptions&) {}
+  // The clients the controller is given: the test's own federation client, and a RestClient per member.
+  virtual clusters::KubeClient& controllerFederation() { return *federation_; }
+  virtual std::shared_ptr<clusters::KubeClient> memberClient(const clusters::RestConfig& config) {
+    return std::make_shared<clusters::RestClient>(config);
+  }
   virtual TimeSource& time() { return realTime_; }
   // A member-sim on `port` (0: any), whose port is remembered in ports_ when it is new.
   std::unique_ptr<sim::MemberSimulator> startMember(const std::string& name, std::uint16_t port) {
@@ -94,13 +106,6 @@ class ControllerTest : public ::testing::Test {
       out.push_back(status.contains("placedHPAs") ? status["placedHPAs"].dump() : "?");
     }
     return out;
-  }
-  bool eventually(const std::function<bool()>& predicate, int tenthsOfSeconds = 150) {
-    for (int i = 0; i < tenthsOfSeconds; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
   }
 
   std::unique_ptr<apiserver::ApiServer> federationServer_;
@@ -188,6 +193,107 @@ TEST_F(ControllerTest, StatusIsAggregatedWithAPerClusterBreakdown) {
       if (condition["type"] == "AbleToScale") return condition["status"] == "False";
     return false;
   }));
+}
+
+// A client that counts the watches it opens, by group and resource, and passes everything through.
+class WatchCountingClient final : public clusters::KubeClient {
+ public:
+  // Passes everything to `inner`; `owned`, if given, is what keeps it alive.
+  explicit WatchCountingClient(clusters::KubeClient& inner, std::shared_ptr<clusters::KubeClient> owned = nullptr)
+      : owned_(std::move(owned)), inner_(inner) {}
+  json get(const clusters::Resource& r, const std::string& ns, const std::string& name) override { return inner_.get(r, ns, name); }
+  json list(const clusters::Resource& r, const std::string& ns, const clusters::ListOptions& options) override {
+    return inner_.list(r, ns, options);
+  }
+  json create(const clusters::Resource& r, const std::string& ns, const json& object) override { return inner_.create(r, ns, object); }
+  json update(const clusters::Resource& r, const json& object, const std::string& subresource) override {
+    return inner_.update(r, object, subresource);
+  }
+  json mergePatch(const clusters::Resource& r, const std::string& ns, const std::string& name, const json& patch,
+                  const std::string& subresource) override {
+    return inner_.mergePatch(r, ns, name, patch, subresource);
+  }
+  json remove(const clusters::Resource& r, const std::string& ns, const std::string& name, const std::string& propagationPolicy,
+              const std::string& resourceVersion) override {
+    return inner_.remove(r, ns, name, propagationPolicy, resourceVersion);
+  }
+  std::unique_ptr<clusters::WatchStream> watch(const clusters::Resource& r, const std::string& ns, const std::string& resourceVersion,
+                                               const clusters::ListOptions& options) override {
+    {
+      std::lock_guard lock(mutex_);
+      ++watches_[r.group + "/" + r.resource];
+    }
+    return inner_.watch(r, ns, resourceVersion, options);
+  }
+  int probe(const std::string& path) override { return inner_.probe(path); }
+
+  std::map<std::string, int> watches() const {
+    std::lock_guard lock(mutex_);
+    return watches_;
+  }
+
+ private:
+  std::shared_ptr<clusters::KubeClient> owned_;
+  clusters::KubeClient& inner_;
+  mutable std::mutex mutex_;
+  std::map<std::string, int> watches_;
+};
+
+// The controller-manager as `fedhpa controller-manager` runs it (the HPA, Deployment, propagation
+// and policy-status controllers and Karmada's FederatedHPA and CronFederatedHPA controllers, the
+// cluster registry, prober and token rotator): each resource is watched once on the federation
+// and once on each member, however many of them read it.
+class ControllerWatchesTest : public ControllerTest {
+ protected:
+  clusters::KubeClient& controllerFederation() override {
+    federationWatches_ = std::make_unique<WatchCountingClient>(*federation_);
+    return *federationWatches_;
+  }
+  std::shared_ptr<clusters::KubeClient> memberClient(const clusters::RestConfig& config) override {
+    auto member = std::make_shared<clusters::RestClient>(config);
+    auto client = std::make_shared<WatchCountingClient>(*member, member);
+    std::lock_guard lock(mutex_);
+    memberWatches_.push_back(client);
+    return client;
+  }
+  std::vector<std::map<std::string, int>> memberWatches() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::map<std::string, int>> out;
+    for (const auto& client : memberWatches_) out.push_back(client->watches());
+    return out;
+  }
+
+  void TearDown() override {
+    ControllerTest::TearDown();
+    controller_.reset();  // before the client it was given goes
+  }
+
+  std::unique_ptr<WatchCountingClient> federationWatches_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<WatchCountingClient>> memberWatches_;
+};
+
+TEST_F(ControllerWatchesTest, EachResourceIsWatchedOncePerClient) {
+  federation_->create(kHpas, "default", federatedHpa(2, 9));
+  // A whole pass, start to spread: every informer the controllers open lazily is open by then.
+  ASSERT_TRUE(eventually([&] { return localLimits() == std::vector<std::string>{"1/3", "1/3", "1/3"}; }))
+      << ::testing::PrintToString(localLimits());
+  const std::map<std::string, int> federation = {
+      {"/configmaps", 1},
+      {"/secrets", 1},
+      {"/services", 1},
+      {"apps/deployments", 1},
+      {"autoscaling/horizontalpodautoscalers", 1},
+      {"autoscaling.karmada.io/cronfederatedhpas", 1},
+      {"autoscaling.karmada.io/federatedhpas", 1},
+      {"federation/clusters", 1},
+      {"policy.karmada.io/clusterpropagationpolicies", 1},
+      {"policy.karmada.io/propagationpolicies", 1}};
+  EXPECT_EQ(federationWatches_->watches(), federation);
+  const std::map<std::string, int> member = {
+      {"/configmaps", 1}, {"/services", 1}, {"apps/deployments", 1}, {"autoscaling/horizontalpodautoscalers", 1}};
+  const std::vector<std::map<std::string, int>> everyMember(3, member);
+  EXPECT_EQ(memberWatches(), everyMember);
 }
 
 // The controller on a clock that moves only when the test says so: a wait the controller measures

@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "test/federation/common/eventually.h"
 #include "test/federation/common/fake_time_source.h"
 
 namespace fedhpa::controller {
@@ -16,6 +17,7 @@ namespace {
 
 using clusters::ClientError;
 using clusters::json;
+using fedhpa::testing::eventually;
 using fedhpa::testing::FakeTimeSource;
 
 json refused() { throw ClientError(ClientError::Kind::ConnectionFailure, 0, "", "connection refused"); }
@@ -152,7 +154,7 @@ TEST(CallThreadsTest, IdleThreadsAreReusedAndBusyOnesNeverMakeACallWait) {
     for (auto& each : done) threads.run([&each] { each.set_value(); });
     for (auto& each : done) each.get_future().wait();
     // A thread that has just answered is back among the idle ones a moment later.
-    for (int i = 0; i < 1000 && threads.idle() < threads.threads(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    eventually([&] { return threads.idle() >= threads.threads(); }, fedhpa::testing::kEventuallyDeadline, std::chrono::milliseconds(5));
   }
   EXPECT_LE(threads.threads(), 3u) << "one thread per call: the threads are not reused";
   std::promise<void> release;
@@ -169,8 +171,7 @@ TEST(CallThreadsTest, AThreadIdleForLongEnds) {
   std::promise<void> ran;
   threads.run([&ran] { ran.set_value(); });
   ran.get_future().wait();
-  for (int i = 0; i < 500 && threads.threads() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(threads.threads(), 0u);
+  EXPECT_TRUE(eventually([&] { return threads.threads() == 0; })) << threads.threads() << " threads left";
 }
 
 // No thread to be had (the process is at its limit): the call runs on the caller's thread, so that

@@ -56,6 +56,25 @@ TEST(ScenarioTest, TheHpaControllersFlagsUnderKubesNames) {
   EXPECT_THAT(errorFor(document), HasSubstr("horizontalPodAutoscalerTolerance"));
 }
 
+TEST(ScenarioTest, TheSyncPeriodIsKubesFlagAndTheOldNameStillReads) {
+  json document = minimal();
+  document["horizontalPodAutoscalerSyncPeriodSeconds"] = 30;
+  EXPECT_EQ(parseScenario(document).hpaSync.count(), 30);
+  document["horizontalPodAutoscalerSyncPeriodSeconds"] = 7;
+  EXPECT_THAT(errorFor(document), HasSubstr("horizontalPodAutoscalerSyncPeriodSeconds: must be a multiple of stepSeconds"));
+  document["horizontalPodAutoscalerSyncPeriodSeconds"] = 0;
+  EXPECT_THAT(errorFor(document), HasSubstr("horizontalPodAutoscalerSyncPeriodSeconds: must be at least 1"));
+
+  json old = minimal();
+  old["hpaSyncSeconds"] = 20;
+  EXPECT_EQ(parseScenario(old).hpaSync.count(), 20) << "scenarios written before keep working";
+  old["hpaSyncSeconds"] = 7;
+  EXPECT_THAT(errorFor(old), HasSubstr("hpaSyncSeconds: must be a multiple of stepSeconds")) << "the error names the key given";
+  old["hpaSyncSeconds"] = 20;
+  old["horizontalPodAutoscalerSyncPeriodSeconds"] = 20;
+  EXPECT_THAT(errorFor(old), HasSubstr("hpaSyncSeconds: the old name of horizontalPodAutoscalerSyncPeriodSeconds; give one of them"));
+}
+
 TEST(ScenarioTest, PodStartupIsOneFigureOrPerCluster) {
   EXPECT_EQ(parseScenario(minimal()).podStartupFor("member1").count(), 0) << "by default pods are ready at once";
   json all = minimal();
@@ -145,8 +164,8 @@ TEST(ScenarioTest, EveryBrokenRuleIsNamed) {
   EXPECT_THAT(errorFor(outageBackwards), HasSubstr("outages[0].to: must be after from"));
 
   json offStep = minimal();
-  offStep["hpaSyncSeconds"] = 7;
-  EXPECT_THAT(errorFor(offStep), HasSubstr("hpaSyncSeconds: must be a multiple of stepSeconds"));
+  offStep["horizontalPodAutoscalerSyncPeriodSeconds"] = 7;
+  EXPECT_THAT(errorFor(offStep), HasSubstr("horizontalPodAutoscalerSyncPeriodSeconds: must be a multiple of stepSeconds"));
 
   json twice = minimal();
   twice["clusters"].push_back("member1");

@@ -67,6 +67,9 @@ TEST(TestConvertDesiredReplicasWithRules, AsKube) {
       {"prenormalized desired replicas < minReplicas", 3, 1, 2, 8, 2, "TooFewReplicas"},
       {"prenormalized desired zeroed replicas within range", 1, 0, 0, 10, 0, "DesiredWithinRange"},
       {"maxReplicas is the limit because maxReplicas < scaleUpLimit", 20, 1000, 1, 10, 10, "TooManyReplicas"},
+      // kube's row expects calculateScaleUpLimit(3), which is 24 in its test package: an init()
+      // there sets scaleUpLimitFactor to 8 "so we don't accidentally run into it". The production
+      // factor is 2, so the limit here is max(2 x 3, 4) = 6.
       {"scaleUpLimit is the limit because scaleUpLimit < maxReplicas", 3, 1000, 1, 2000, 6, "ScaleUpLimit"},
   };
   for (const auto& c : cases) {
@@ -138,6 +141,8 @@ TEST(TestScalingWithRules, AsKube) {
       {"desired replica count is more than the maximum replica count", {}, {}, 100, 150, {}, {}, 100, 1000, 150, "TooManyReplicas"},
       {"scaleUpLimit is the limit because scaleUpLimit < maxReplicas with user policies", {}, {}, 1, 2000, rules(0, 0, 1, 60, 0), {}, 3,
        1000, 4, "ScaleUpLimit"},
+      // Marked `testThis: true` in kube's table, a flag for singling rows out while debugging, so
+      // kube's own run may not assert it. fedhpa does: a Pods policy of 20 per 60 s takes 1000 to 980.
       {"scaleDownLimit is the limit because scaleDownLimit > minReplicas with user defined policies", {}, {}, 3, 2000, {},
        rules(20, 60, 0, 0, 0), 1000, 3, 980, "ScaleDownLimit"},
       {"scaleUp with default behavior", {}, {}, 1, 1000, {}, {}, 10, 50, 20, "ScaleUpLimit"},

@@ -265,5 +265,48 @@ TEST(HpaModel, AMissingMetricStopsScaleDownButNotScaleUp) {
   EXPECT_EQ(syncHpa(input, memory).desiredReplicas, 12);
 }
 
+// A ContainerResource metric that cannot be read says so with its own reason. kube's
+// TestConditionFailedGetMetrics has rows for Resource, Pods, Object and External only; the reason
+// is the one kube's computeStatusForContainerResourceMetric sets.
+TEST(HpaModel, AnUnreadableContainerResourceMetricSaysFailedGetContainerResourceMetric) {
+  HpaMemory memory;
+  SyncInput input{spec(1, 100), 3, std::nullopt, kStart, {}};
+  MetricInput container{10, std::nullopt, "cpu container resource utilization (percentage of request)"};
+  container.source = MetricSource::ContainerResource;
+  input.metrics = {container};
+  const SyncResult result = syncHpa(input, memory);
+  EXPECT_EQ(result.desiredReplicas, 3);
+  EXPECT_FALSE(find(result, "ScalingActive")->status);
+  EXPECT_EQ(find(result, "ScalingActive")->reason, "FailedGetContainerResourceMetric");
+  ASSERT_EQ(result.events.size(), 2u);
+  EXPECT_EQ(result.events[0].reason, "FailedGetContainerResourceMetric");
+  EXPECT_EQ(result.events[1].reason, "FailedComputeMetricsReplicas");
+}
+
+// A CPU target given as an average value (kube's GetRawResourceReplicas; kube's test tables have
+// no such row): the pods' mean usage against the value, times the ready pods, and a pod without a
+// reading counts on a scale-down as using the target itself, not 100 % of its request as for a
+// utilisation target.
+TEST(HpaModel, ACpuAverageValueTargetComparesMeanUsageAndFillsMissingPodsWithTheTarget) {
+  const Pod pod{Pod::Phase::Running, true, false, kStart - seconds(600), kStart - seconds(590)};
+  MetricInput cores{500, std::nullopt, "cpu resource"};  // 500m per pod
+  cores.targetType = TargetType::AverageValue;
+
+  HpaMemory up;
+  SyncInput hot{spec(1, 10), 3, std::nullopt, kStart, {}};
+  hot.pods = {pod, pod, pod};
+  cores.perPod = {700, 800, 900};  // mean 800m: 1.6 x target, ceil(4.8)
+  hot.metrics = {cores};
+  EXPECT_EQ(syncHpa(hot, up).desiredReplicas, 5);
+
+  HpaMemory down;
+  down.recommendations.emplace();
+  SyncInput idle{spec(1, 10), 4, std::nullopt, kStart, {}};
+  idle.pods = {pod, pod, pod, pod};
+  cores.perPod = {200, 200, 200, std::nullopt};  // 0.4 x target; the fourth counted at 500m: 0.55
+  idle.metrics = {cores};
+  EXPECT_EQ(syncHpa(idle, down).desiredReplicas, 3) << "ceil(0.55 x 4); filled at 100 it would be 2";
+}
+
 }  // namespace
 }  // namespace fedhpa::sim

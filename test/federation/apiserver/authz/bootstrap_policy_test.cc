@@ -101,7 +101,12 @@ TEST_F(BootstrapRoles, ControllerManagerHasWhatItUsesAndNoMore) {
   EXPECT_FALSE(can(cm, "get", "coordination.k8s.io", "leases", "kube-system", "someone-elses"));
   EXPECT_FALSE(can(cm, "list", "", "secrets", "")) << "no Secrets cluster-wide";
   EXPECT_FALSE(can(cm, "get", "", "secrets", "default", "s"));
+  // A rotated member token is written into the member's Secret; nothing else of the Secrets.
+  EXPECT_TRUE(can(cm, "update", "", "secrets", "federation-system", "member1"));
+  EXPECT_TRUE(can(cm, "patch", "", "secrets", "federation-system", "member1"));
+  EXPECT_FALSE(can(cm, "update", "", "secrets", "default", "s"));
   EXPECT_FALSE(can(cm, "create", "", "secrets", "federation-system"));
+  EXPECT_FALSE(can(cm, "delete", "", "secrets", "federation-system", "member1"));
   EXPECT_FALSE(can(cm, "delete", "federation", "clusters", "", "member1"));
   EXPECT_FALSE(can(cm, "update", "federation", "clusters", "", "member1"));
   // Karmada's front door: the HPA a FederatedHPA owns, and the Karmada objects' finalizer and status.
