@@ -106,38 +106,47 @@ MemberCalls::MemberCalls(TimeSource& time, MemberCallOptions options) : time_(ti
 bool MemberCalls::acquire(const std::string& member, bool& trial) {
   std::unique_lock lock(mutex_);
   Lane& lane = lanes_[member];
-  for (;;) {
-    if (lane.openUntil) {
-      if (time_.monotonicTime() < *lane.openUntil || lane.trialInFlight) return false;
-      lane.trialInFlight = true;  // half-open: this call alone tries the member
-      trial = true;
-      ++lane.inFlight;
-      return true;
-    }
-    if (lane.inFlight < options_.perMember) {
-      ++lane.inFlight;
-      return true;
-    }
-    slotFreed_.wait(lock);
+  if (lane.openUntil) {
+    if (time_.monotonicTime() < *lane.openUntil || lane.trialInFlight) return false;
+    lane.trialInFlight = true;  // half-open: this call alone tries the member
+    trial = true;
+    ++lane.inFlight;
+    return true;
   }
+  if (lane.inFlight < options_.perMember && lane.waiting.empty()) {
+    ++lane.inFlight;
+    return true;
+  }
+  // Its turn comes when a call ahead of it ends: release() counts it in and wakes it alone (waking
+  // every waiter of every member on each release cost more CPU than the calls themselves).
+  Waiter waiter;
+  lane.waiting.push_back(&waiter);
+  waiter.wake.wait(lock, [&] { return waiter.decided; });
+  return waiter.granted;
 }
 
 void MemberCalls::release(const std::string& member, bool trial, bool failed) {
-  {
-    std::lock_guard lock(mutex_);
-    Lane& lane = lanes_[member];
-    --lane.inFlight;
-    if (trial) lane.trialInFlight = false;
-    if (!failed) {
-      lane.failures = 0;
-      lane.openUntil.reset();
-      lane.pause = std::chrono::milliseconds(0);
-    } else if (trial || ++lane.failures >= options_.failureThreshold) {
-      lane.pause = lane.pause.count() == 0 ? options_.initialPause : std::min(lane.pause * 2, options_.maxPause);
-      lane.openUntil = time_.monotonicTime() + lane.pause;
-    }
+  std::lock_guard lock(mutex_);
+  Lane& lane = lanes_[member];
+  --lane.inFlight;
+  if (trial) lane.trialInFlight = false;
+  if (!failed) {
+    lane.failures = 0;
+    lane.openUntil.reset();
+    lane.pause = std::chrono::milliseconds(0);
+  } else if (trial || ++lane.failures >= options_.failureThreshold) {
+    lane.pause = lane.pause.count() == 0 ? options_.initialPause : std::min(lane.pause * 2, options_.maxPause);
+    lane.openUntil = time_.monotonicTime() + lane.pause;
   }
-  slotFreed_.notify_all();
+  // Notified under the lock: a waiter's condition variable is on its stack, gone once it returns.
+  while (!lane.waiting.empty() && (lane.openUntil || lane.inFlight < options_.perMember)) {
+    Waiter& next = *lane.waiting.front();
+    lane.waiting.pop_front();
+    next.decided = true;
+    next.granted = !lane.openUntil;  // an open circuit refuses the calls that waited, at once
+    if (next.granted) ++lane.inFlight;
+    next.wake.notify_one();
+  }
 }
 
 bool MemberCallOutcome::mayHaveApplied() const {

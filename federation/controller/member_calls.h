@@ -1,12 +1,13 @@
 // Calls to member clusters, made so that no member can stall the others. Calls to different
 // members run concurrently; at most `perMember` run at once against any one member (the rest wait
-// their turn); and a member whose calls keep failing to get through is cut off (a circuit
+// their turn, first come first served); and a member whose calls keep failing to get through is cut off (a circuit
 // breaker): its calls then fail at once, without touching the network, until a pause has passed,
 // after which one trial call decides whether it is back. The pause doubles while the trials fail.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -96,12 +97,20 @@ class MemberCalls {
   void retryNow(const std::string& member);
 
  private:
+  // A call waiting for a slot on its member's lane. The call that frees a slot hands it to the
+  // oldest waiter and wakes that one alone; a circuit that opens refuses every waiter.
+  struct Waiter {
+    std::condition_variable wake;
+    bool decided = false;
+    bool granted = false;
+  };
   struct Lane {
     std::size_t inFlight = 0;
     int failures = 0;
     std::optional<MonotonicTime> openUntil;  // set while the circuit is open
     std::chrono::milliseconds pause{0};
     bool trialInFlight = false;
+    std::deque<Waiter*> waiting;  // oldest first; each lives on its caller's stack until decided
   };
   // call(), telling through `sent` whether the call went out.
   clusters::json callTracked(const std::string& member, const std::function<clusters::json()>& run, bool& sent);
@@ -113,7 +122,6 @@ class MemberCalls {
   MemberCallOptions options_;
   CallThreads threads_;
   std::mutex mutex_;
-  std::condition_variable slotFreed_;
   std::map<std::string, Lane> lanes_;
 };
 

@@ -18,7 +18,8 @@ void StatusWriter::stop() {
     pending_.clear();
     order_.clear();
   }
-  changed_.notify_all();
+  work_.notify_all();
+  idle_.notify_all();
   for (auto& thread : threads_)
     if (thread.joinable()) thread.join();
 }
@@ -33,18 +34,18 @@ void StatusWriter::submit(const std::string& key, Write write) {
     if (waiting || running_.count(key)) return;
     order_.push_back(key);
   }
-  changed_.notify_all();
+  work_.notify_one();
 }
 
 void StatusWriter::waitUntilIdle() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return stopping_ || (pending_.empty() && running_.empty()); });
+  idle_.wait(lock, [this] { return stopping_ || (pending_.empty() && running_.empty()); });
 }
 
 void StatusWriter::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [this] { return stopping_ || !order_.empty(); });
+    work_.wait(lock, [this] { return stopping_ || !order_.empty(); });
     if (stopping_) return;
     const std::string key = std::move(order_.front());
     order_.pop_front();
@@ -75,8 +76,11 @@ void StatusWriter::run() {
       lock.lock();
     }
     running_.erase(key);
-    if (pending_.count(key) && !stopping_) order_.push_back(key);
-    changed_.notify_all();
+    if (pending_.count(key) && !stopping_) {
+      order_.push_back(key);
+      work_.notify_one();
+    }
+    if (pending_.empty() && running_.empty()) idle_.notify_all();
   }
 }
 

@@ -40,7 +40,8 @@ class StatusWriter {
 
   std::function<void(const std::string& key)> retry_;
   std::mutex mutex_;
-  std::condition_variable changed_;
+  std::condition_variable work_;  // a key to write (one writer per key), or stopping
+  std::condition_variable idle_;  // nothing waits and nothing is under way, or stopping
   std::deque<std::string> order_;          // keys waiting, oldest first
   std::map<std::string, Write> pending_;   // the newest write of each key not yet taken
   std::set<std::string> running_;

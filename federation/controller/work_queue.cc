@@ -31,7 +31,7 @@ void WorkQueue::add(const std::string& key) {
   resyncQueued_.erase(key);
   if (queued_.insert(key).second) {
     queue_.push_back(key);
-    changed_.notify_all();
+    keyReady_.notify_one();
   }
 }
 
@@ -40,7 +40,7 @@ void WorkQueue::addResync(const std::string& key) {
   if (shuttingDown_ || processing_.count(key) || queued_.count(key) || resyncQueued_.count(key)) return;
   resyncQueued_.insert(key);
   resyncQueue_.push_back(key);
-  changed_.notify_all();
+  keyReady_.notify_one();
 }
 
 void WorkQueue::addRateLimited(const std::string& key) {
@@ -50,7 +50,7 @@ void WorkQueue::addRateLimited(const std::string& key) {
   auto delay = baseDelay_ * (1LL << std::min(failures, 20));
   if (delay > maxDelay_) delay = maxDelay_;
   delayed_.emplace(time_.monotonicTime() + delay, key);
-  changed_.notify_all();
+  delaysChanged_.notify_one();
 }
 
 void WorkQueue::forget(const std::string& key) {
@@ -71,12 +71,12 @@ void WorkQueue::retryNow() {
     if (queued_.insert(key).second) queue_.push_back(key);
   }
   delayed_.clear();
-  changed_.notify_all();
+  keyReady_.notify_all();
 }
 
 std::optional<std::string> WorkQueue::get() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] {
+  keyReady_.wait(lock, [&] {
     return shuttingDown_ || !queue_.empty() || (!resyncQueued_.empty() && resyncProcessing_.size() < maxResyncInFlight_);
   });
   if (shuttingDown_) return std::nullopt;
@@ -104,17 +104,18 @@ bool WorkQueue::fromResync(const std::string& key) {
 void WorkQueue::done(const std::string& key) {
   std::lock_guard lock(mutex_);
   processing_.erase(key);
-  if (resyncProcessing_.erase(key)) changed_.notify_all();  // the next resync key may go
+  if (resyncProcessing_.erase(key)) keyReady_.notify_one();  // the next resync key may go
   if (dirty_.erase(key) && !shuttingDown_ && queued_.insert(key).second) {
     queue_.push_back(key);
-    changed_.notify_all();
+    keyReady_.notify_one();
   }
 }
 
 void WorkQueue::shutDown() {
   std::lock_guard lock(mutex_);
   shuttingDown_ = true;
-  changed_.notify_all();
+  keyReady_.notify_all();
+  delaysChanged_.notify_all();
 }
 
 std::size_t WorkQueue::length() {
@@ -126,7 +127,7 @@ void WorkQueue::runDelays() {
   std::unique_lock lock(mutex_);
   while (!shuttingDown_) {
     if (delayed_.empty()) {
-      changed_.wait(lock);
+      delaysChanged_.wait(lock);
       continue;
     }
     // The TimeSource cannot wake a sleeper, so a wait lasts at most a slice and then asks it
@@ -134,7 +135,7 @@ void WorkQueue::runDelays() {
     constexpr std::chrono::milliseconds kSlice(50);
     const auto left = delayed_.begin()->first - time_.monotonicTime();
     if (left > MonotonicTime::duration::zero()) {
-      changed_.wait_for(lock, std::min<MonotonicTime::duration>(left, kSlice));
+      delaysChanged_.wait_for(lock, std::min<MonotonicTime::duration>(left, kSlice));
       continue;
     }
     const std::string key = delayed_.begin()->second;

@@ -48,7 +48,10 @@ class WorkQueue {
   void runDelays();
 
   std::mutex mutex_;
-  std::condition_variable changed_;
+  // Workers wait on keyReady_, each notification for one key that can go (all of them on retry
+  // and shutdown); the delay thread waits on delaysChanged_ alone.
+  std::condition_variable keyReady_;
+  std::condition_variable delaysChanged_;
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
   std::deque<std::string> resyncQueue_;   // may hold keys since moved up (not in resyncQueued_)
