@@ -16,14 +16,16 @@ source "$HERE/lib.sh"
 
 start_up
 
-# "min max" of the nginx HPA on each member, "-" where it has none.
-limits() {
-  local out=""
+# A JSONPath of one object on each member, joined by "|", "-" where the member has no such object.
+per_member() {
+  local kind=$1 name=$2 path=$3 out=""
   for m in member1 member2 member3; do
-    out+=$(k --context=$m get hpa nginx -o 'jsonpath={.spec.minReplicas} {.spec.maxReplicas}' 2>/dev/null || echo "-")"|"
+    out+=$(k --context=$m get "$kind" "$name" -o "jsonpath=$path" 2>/dev/null || echo "-")"|"
   done
   echo "${out%|}"
 }
+# "min max" of the nginx HPA on each member.
+limits() { per_member hpa nginx '{.spec.minReplicas} {.spec.maxReplicas}'; }
 
 wait_for "members are Ready" '^member3 +https://127\.0\.0\.1:[0-9]+ +True ' -- fed get clusters
 check "discovery lists policy.karmada.io/v1alpha1 with Karmada's short name" 0 '^propagationpolicies +pp +policy.karmada.io/v1alpha1 +true +PropagationPolicy' -- fed api-resources
@@ -144,14 +146,8 @@ spec:
         - {targetCluster: {clusterNames: [member1]}, weight: 2}
         - {targetCluster: {clusterNames: [member2]}, weight: 1}
 YAML
-# spec.replicas of the plain Deployment on each member, "-" where it has none.
-plain_replicas() {
-  local out=""
-  for m in member1 member2 member3; do
-    out+=$(k --context=$m get deployment plain -o 'jsonpath={.spec.replicas}' 2>/dev/null || echo "-")"|"
-  done
-  echo "${out%|}"
-}
+# spec.replicas of the plain Deployment on each member.
+plain_replicas() { per_member deployment plain '{.spec.replicas}'; }
 check "a Deployment without an HPA and its weighted policy" 0 'propagationpolicy.policy.karmada.io/plain-propagation created' -- \
   fed apply -f "$E2E_DIR/plain.yaml"
 wait_for "its 6 replicas are divided 2:1: 4 on member1, 2 on member2, none on member3" '^4\|2\|-$' -- plain_replicas
