@@ -153,6 +153,7 @@ TEST_F(FederatedHpaReconcilerTest, CopiesTheMembersSharesUpForKubectlGetWide) {
   const auto object = api_.peek(kFederatedHpas, "default", "nginx");
   EXPECT_EQ((*object)["metadata"]["annotations"][kClusterStatusAnnotation], shares);
   EXPECT_EQ(api::clusterShares(*object), "member1 1-7 (5), member2 1-3 (1)");
+  events();  // the recorder posts Events from its own thread: let them land before counting
   const int writes = api_.writes;
   reconcile();
   EXPECT_EQ(api_.writes, writes) << "copied once";
