@@ -7,15 +7,6 @@ namespace fedhpa::controller {
 
 using nlohmann::json;
 
-namespace {
-
-std::string targetDeploymentOf(const json& hpa) {
-  const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
-  return targetRef.is_object() && targetRef.value("kind", "") == "Deployment" ? targetRef.value("name", "") : "";
-}
-
-}  // namespace
-
 std::string governedApiVersion(const std::string& kind) {
   if (kind == "Deployment") return "apps/v1";
   if (kind == "HorizontalPodAutoscaler") return "autoscaling/v2";

@@ -242,6 +242,11 @@ std::string owningFederatedHpa(const json& hpa) {
   return "";
 }
 
+std::string targetDeploymentOf(const json& hpa) {
+  const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
+  return targetRef.is_object() && targetRef.value("kind", "") == "Deployment" ? targetRef.value("name", "") : "";
+}
+
 std::vector<ObjectRef> hpaRefs(const json& hpa, const std::optional<json>& target, const std::optional<json>& owner) {
   std::vector<ObjectRef> out = {refOf(hpa, "autoscaling/v2", "HorizontalPodAutoscaler")};
   const std::string ns = metaField(hpa, "namespace");
@@ -277,10 +282,8 @@ std::optional<Placement> governingHpaPlacement(const json& hpa, const std::optio
 std::optional<Placement> PolicyCaches::hpaPlacement(const json& hpa, const clusters::Lister& deployments) const {
   if (!namespaced_ && !clusterScoped_) return std::nullopt;
   const std::string ns = metaField(hpa, "namespace");
-  const json targetRef = hpa.value("spec", json::object()).value("scaleTargetRef", json::object());
   std::optional<json> target;
-  if (targetRef.is_object() && targetRef.value("kind", "") == "Deployment")
-    target = deployments.get(ns, targetRef.value("name", ""));
+  if (const std::string name = targetDeploymentOf(hpa); !name.empty()) target = deployments.get(ns, name);
   std::optional<json> owner;
   if (const std::string name = owningFederatedHpa(hpa); !name.empty() && federatedHpas_) owner = federatedHpas_(ns, name);
   return governingHpaPlacement(hpa, target, owner, namespaced_ ? namespaced_(ns) : std::vector<json>{},

@@ -100,6 +100,8 @@ std::optional<Placement> governingPlacement(const ObjectRef& object, const std::
 
 // The name of the FederatedHPA that owns a federated HPA (its ownerReferences); "" when none does.
 std::string owningFederatedHpa(const nlohmann::json& hpa);
+// The name of the Deployment a federated HPA scales (its scaleTargetRef); "" for any other kind.
+std::string targetDeploymentOf(const nlohmann::json& hpa);
 
 // What a policy may select a federated HPA by, in the order they count: the HPA itself, the
 // FederatedHPA that owns it (`owner`: that FederatedHPA, for its labels), its scale target
